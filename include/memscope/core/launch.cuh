@@ -1,0 +1,50 @@
+#pragma once
+// Grid sizing shared by the launchers.
+
+#include "memscope/core/cuda_check.hpp"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memscope {
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// Blocks for a grid-stride kernel: enough to fill every SM at the kernel's occupancy, never
+/// more than the work needs (`items` units of `items_per_block`). At least one block.
+/// The occupancy query is cached per kernel and device: launchers run inside timed loops.
+template <class Kernel>
+unsigned persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, std::size_t items,
+                         std::size_t items_per_block) {
+  // Keyed by the kernel's address: kernels of one signature share the template instance.
+  struct key {
+    const void* kernel;
+    int device;
+    std::size_t smem;
+    bool operator==(const key& o) const { return kernel == o.kernel && device == o.device && smem == o.smem; }
+  };
+  static thread_local std::vector<std::pair<key, int>> cache;
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  const key k{reinterpret_cast<const void*>(kernel), device, dynamic_smem};
+  int resident = 0;
+  for (const auto& e : cache)
+    if (e.first == k) resident = e.second;
+  if (resident == 0) {
+    int per_sm = 0, sms = 0;
+    MEMSCOPE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+    MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (per_sm == 0) throw std::invalid_argument("kernel cannot run with " + std::to_string(block_threads) +
+                                                 " threads and " + std::to_string(dynamic_smem) + " bytes of shared memory");
+    resident = per_sm * sms;
+    cache.emplace_back(k, resident);
+  }
+  const std::size_t needed = ceil_div(items, items_per_block);
+  const std::size_t blocks = needed < static_cast<std::size_t>(resident) ? needed : static_cast<std::size_t>(resident);
+  return static_cast<unsigned>(blocks > 0 ? blocks : 1);
+}
+
+}  // namespace memscope

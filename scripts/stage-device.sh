@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Copies the built executables into .dev/ (git-ignored) so the device tool can carry them to
+# the GPU host, which has the driver but no toolkit and no Debian packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .dev && mkdir -p .dev
+cp build/src/memscope build/tests/memscope_gpu_tests build/tests/memscope_cli_tests build/tests/memscope_host_tests .dev/
+for f in .dev/*; do
+  # Anything beyond libc/libstdc++/libm/libgcc would not load on the GPU host.
+  if ldd "$f" | grep -vE 'linux-vdso|libstdc\+\+|libm\.so|libgcc_s|libc\.so|ld-linux' | grep -q '=>'; then
+    echo "stage-device: $f needs a shared library the GPU host lacks:" >&2; ldd "$f" >&2; exit 1
+  fi
+done
+du -sh .dev

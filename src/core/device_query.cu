@@ -1,0 +1,111 @@
+#include "core/device_query.hpp"
+
+#include "memscope/core/cuda_check.hpp"
+
+#include <cstdio>
+
+namespace memscope {
+namespace {
+
+// A do-nothing kernel: the cluster occupancy queries need a function to ask about.
+__global__ void cluster_probe_kernel() {}
+
+int attribute(cudaDeviceAttr attr, int ordinal) {
+  int v = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, attr, ordinal));
+  return v;
+}
+
+int max_cluster_size(const device_info& d, bool non_portable) {
+  if (!d.cluster_launch) return 0;
+  if (non_portable)
+    MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(cluster_probe_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3(static_cast<unsigned>(d.sm_count) * 2);
+  cfg.blockDim = dim3(128);
+  int size = 0;
+  MEMSCOPE_CUDA_CALL(cudaOccupancyMaxPotentialClusterSize(&size, cluster_probe_kernel, &cfg));
+  if (non_portable)
+    MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(cluster_probe_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 0));
+  return size;
+}
+
+std::string format_uuid(const cudaUUID_t& u) {
+  static const char* hex = "0123456789abcdef";
+  std::string s = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    const auto b = static_cast<unsigned char>(u.bytes[i]);
+    s += hex[b >> 4];
+    s += hex[b & 15];
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+}  // namespace
+
+int require_devices() {
+  int count = 0;
+  const cudaError_t rc = cudaGetDeviceCount(&count);
+  if (rc != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    std::string why = rc == cudaSuccess ? "the driver reports no CUDA device"
+                                        : std::string(cudaGetErrorName(rc)) + ": " + cudaGetErrorString(rc);
+    throw no_device_error("no usable CUDA GPU (" + why + ")");
+  }
+  return count;
+}
+
+void select_device(int ordinal) {
+  const int count = require_devices();
+  if (ordinal < 0 || ordinal >= count)
+    throw no_device_error("--device " + std::to_string(ordinal) + " is out of range: this machine has " +
+                          std::to_string(count) + " CUDA device" + (count == 1 ? "" : "s") + " (0.." +
+                          std::to_string(count - 1) + ")");
+  MEMSCOPE_CUDA_CALL(cudaSetDevice(ordinal));
+  MEMSCOPE_CUDA_CALL(cudaFree(nullptr));  // create the context now, not inside a timed region
+}
+
+device_info query_device_info(int ordinal) {
+  select_device(ordinal);
+  cudaDeviceProp p{};
+  MEMSCOPE_CUDA_CALL(cudaGetDeviceProperties(&p, ordinal));
+  device_info d;
+  d.ordinal = ordinal;
+  d.name = p.name;
+  d.uuid = format_uuid(p.uuid);
+  d.cc_major = p.major;
+  d.cc_minor = p.minor;
+  d.sm_count = p.multiProcessorCount;
+  // CUDA 13 removed clockRate/memoryClockRate from cudaDeviceProp: read the attributes.
+  d.sm_clock_khz = attribute(cudaDevAttrClockRate, ordinal);
+  d.memory_clock_khz = attribute(cudaDevAttrMemoryClockRate, ordinal);
+  d.memory_bus_width_bits = p.memoryBusWidth;
+  d.theoretical_dram_gbps = 2.0 * d.memory_clock_khz * 1e3 * (d.memory_bus_width_bits / 8.0) / 1e9;
+  d.total_global_mem = p.totalGlobalMem;
+  d.total_const_mem = static_cast<std::size_t>(attribute(cudaDevAttrTotalConstantMemory, ordinal));
+  d.l2_bytes = p.l2CacheSize;
+  d.persisting_l2_max_bytes = p.persistingL2CacheMaxSize;
+  d.access_policy_max_window_bytes = p.accessPolicyMaxWindowSize;
+  d.shared_per_block = p.sharedMemPerBlock;
+  d.shared_per_block_optin = p.sharedMemPerBlockOptin;
+  d.shared_per_sm = p.sharedMemPerMultiprocessor;
+  d.reserved_shared_per_block = p.reservedSharedMemPerBlock;
+  d.regs_per_sm = p.regsPerMultiprocessor;
+  d.regs_per_block = p.regsPerBlock;
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.max_threads_per_sm = p.maxThreadsPerMultiProcessor;
+  d.max_blocks_per_sm = p.maxBlocksPerMultiProcessor;
+  d.warp_size = p.warpSize;
+  d.global_l1_cache = p.globalL1CacheSupported != 0;
+  d.ecc_enabled = p.ECCEnabled != 0;
+  d.cluster_launch = attribute(cudaDevAttrClusterLaunch, ordinal) != 0;
+  d.pci_bus_id = p.pciBusID;
+  MEMSCOPE_CUDA_CALL(cudaDriverGetVersion(&d.driver_version));
+  MEMSCOPE_CUDA_CALL(cudaRuntimeGetVersion(&d.runtime_version));
+  d.max_cluster_size_portable = max_cluster_size(d, false);
+  d.max_cluster_size_nonportable = max_cluster_size(d, true);
+  return d;
+}
+
+}  // namespace memscope

@@ -1,0 +1,51 @@
+#pragma once
+// The device-side context of a run: stream, events, the L2-flush buffer, and the sampler.
+
+#include "harness/state.hpp"
+#include "harness/stats.hpp"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/device_info.hpp"
+
+#include <functional>
+
+namespace memscope {
+
+struct timed_samples {
+  sample_stats stats;  // seconds per launch
+  int batch = 1;
+};
+
+class run_environment {
+ public:
+  run_environment(device_info dev, timing_policy policy, bool cold);
+
+  const device_info& device() const { return device_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  const timing_policy& policy() const { return policy_; }
+  bool cold() const { return cold_; }
+
+  /// Evicts whatever earlier work left in L2 by writing a buffer twice its size.
+  void flush_l2();
+
+  /// Warm-up, then samples per the policy; cold mode flushes L2 before each sample.
+  timed_samples time(const std::function<void(cudaStream_t)>& launch);
+
+  /// Device-to-device cudaMemcpy bandwidth (bytes read + written per second, 1e9), measured
+  /// once per run on buffers past L2: the ceiling every row is compared with.
+  void measure_copy_ceiling(std::size_t bytes);
+  double copy_ceiling_gbps() const { return copy_gbps_; }
+  std::size_t copy_ceiling_bytes() const { return copy_bytes_; }
+
+ private:
+  device_info device_;
+  timing_policy policy_;
+  bool cold_;
+  cuda_stream stream_;
+  cuda_event start_, stop_;
+  device_buffer<unsigned char> flush_;
+  unsigned flush_round_ = 0;
+  double copy_gbps_ = 0;
+  std::size_t copy_bytes_ = 0;
+};
+
+}  // namespace memscope

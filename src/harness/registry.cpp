@@ -1,0 +1,65 @@
+#include "harness/registry.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace memscope {
+
+void registry::add(case_def c) {
+  if (!c.body) throw std::logic_error("case " + c.id() + " has no body");
+  for (const auto& e : cases_)
+    if (e.id() == c.id()) throw std::logic_error("case " + c.id() + " registered twice");
+  cases_.push_back(std::move(c));
+}
+
+std::vector<std::string> registry::suites() const {
+  std::vector<std::string> out;
+  for (const auto& c : cases_)
+    if (std::find(out.begin(), out.end(), c.suite) == out.end()) out.push_back(c.suite);
+  return out;
+}
+
+namespace {
+bool glob(const std::string& pattern, const std::string& text) {
+  return fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+}
+}  // namespace
+
+std::vector<const case_def*> registry::select(const std::vector<std::string>& patterns,
+                                              const std::vector<std::string>& defaults) const {
+  const std::vector<std::string>& use = patterns.empty() ? defaults : patterns;
+  std::vector<const case_def*> out;
+  if (use.empty()) {
+    for (const auto& c : cases_) out.push_back(&c);
+    return out;
+  }
+  std::vector<bool> taken(cases_.size(), false);
+  for (const auto& p : use) {
+    bool any = false;
+    for (std::size_t i = 0; i < cases_.size(); ++i) {
+      const auto& c = cases_[i];
+      const bool hit = p.find('/') == std::string::npos ? glob(p, c.suite) : glob(p, c.id());
+      if (hit) {
+        any = true;
+        taken[i] = true;
+      }
+    }
+    if (!any) throw usage_error("no suite or case matches '" + p + "' (memscope list shows them)");
+  }
+  for (std::size_t i = 0; i < cases_.size(); ++i)
+    if (taken[i]) out.push_back(&cases_[i]);
+  return out;
+}
+
+void check_overrides(const std::vector<const case_def*>& cases, const std::vector<axis_override>& overrides) {
+  for (const auto& o : overrides) {
+    const bool known = std::any_of(cases.begin(), cases.end(), [&](const case_def* c) {
+      return std::any_of(c->axes.begin(), c->axes.end(), [&](const axis& a) { return a.name == o.name; });
+    });
+    if (!known) throw usage_error("--axis " + o.name + ": no selected case has an axis of that name");
+  }
+}
+
+}  // namespace memscope

@@ -1,0 +1,53 @@
+#pragma once
+// Suites register their cases here; the CLI selects them by pattern. Pure C++.
+
+#include "harness/axis.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace memscope {
+
+class case_state;
+
+struct case_def {
+  std::string suite;
+  std::string name;
+  std::string summary;
+  std::vector<axis> axes;
+  std::function<void(case_state&)> body;
+  /// Device memory one point needs, checked against the GPU before anything runs; may be empty.
+  std::function<std::uint64_t(const axis_point&)> footprint;
+
+  std::string id() const { return suite + "/" + name; }
+};
+
+class registry {
+ public:
+  /// Throws std::logic_error on a duplicate id or a case without body.
+  void add(case_def c);
+  const std::vector<case_def>& cases() const { return cases_; }
+  std::vector<std::string> suites() const;
+
+  /// Cases matching any pattern, in registration order. A pattern is a glob over the suite
+  /// name or over "suite/case"; an empty list selects `defaults` (or everything when that is empty).
+  /// Throws usage_error for a pattern that matches nothing.
+  std::vector<const case_def*> select(const std::vector<std::string>& patterns,
+                                      const std::vector<std::string>& defaults = {}) const;
+
+ private:
+  std::vector<case_def> cases_;
+};
+
+/// Checks that every --axis names an axis of at least one selected case.
+void check_overrides(const std::vector<const case_def*>& cases, const std::vector<axis_override>& overrides);
+
+/// Every suite memscope ships, registered in a fixed order (src/suites/all_suites.cpp).
+const registry& builtin_registry();
+
+/// The suites `memscope run` runs when no pattern is given.
+std::vector<std::string> default_suites();
+
+}  // namespace memscope

@@ -1,0 +1,73 @@
+#pragma once
+// The results document: what `memscope run` writes with --json and what report/compare read.
+// Field names are stable; docs/results-format.md describes them. Pure C++.
+
+#include "harness/axis.hpp"
+#include "harness/stats.hpp"
+#include "memscope/core/device_info.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace memscope {
+
+inline constexpr int results_format_version = 1;
+inline constexpr const char* results_format_name = "memscope-results";
+
+enum class case_status { ok, fail, skipped, error };
+enum class verification_status { not_run, passed, failed };
+
+const char* to_string(case_status s);
+const char* to_string(verification_status s);
+
+struct case_result {
+  std::string suite, name, variant;
+  std::vector<std::pair<std::string, axis_value>> axes;
+  std::string axes_label;  // human form, "bytes=2^30 type=f32x4"
+  case_status status = case_status::ok;
+  verification_status verification = verification_status::not_run;
+  std::string verification_detail;
+  std::string message;  // skip reason or error text
+  bool timed = false;
+  sample_stats stats;   // seconds per launch
+  int batch = 1;        // launches per timed sample
+  bool cold = false;    // L2 flushed before every sample
+  std::uint64_t bytes_read = 0, bytes_written = 0, elements = 0;
+  double gbps = 0;          // (bytes_read + bytes_written) / median, in 1e9 B/s
+  double gbps_best = 0;     // the same over the fastest sample
+  double elements_per_s = 0;
+  double fraction_of_copy = 0;  // gbps / same-run device-to-device copy gbps
+  std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
+
+  std::string id() const { return suite + "/" + name; }
+};
+
+struct results_doc {
+  int format_version = results_format_version;
+  std::string tool_version, commit, created_utc, command, mode;  // mode: "run" or "verify"
+  bool quick = false, cold = false;
+  device_info device;
+  double copy_ceiling_gbps = 0;
+  std::uint64_t copy_ceiling_bytes = 0;
+  std::vector<case_result> results;
+};
+
+/// A results file that is missing, malformed, of another version or from another tool.
+class results_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+nlohmann::json to_json(const device_info& d);
+device_info device_info_from_json(const nlohmann::json& j);
+nlohmann::json to_json(const results_doc& doc);
+results_doc results_from_json(const nlohmann::json& j);
+
+void save_results(const results_doc& doc, const std::string& path);
+results_doc load_results(const std::string& path);
+
+}  // namespace memscope

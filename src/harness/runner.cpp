@@ -1,0 +1,129 @@
+#include "harness/runner.hpp"
+
+#include "harness/environment.hpp"
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/version.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+
+namespace memscope {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) { b /= 1024; ++u; }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+void finish_row(case_result& r, double copy_gbps) {
+  if (r.status == case_status::ok) {
+    if (r.verification == verification_status::failed) r.status = case_status::fail;
+    else if (r.verification == verification_status::not_run) {
+      r.status = case_status::fail;
+      r.verification_detail = "the case did not verify its output";
+    }
+  }
+  if (r.timed && r.stats.median > 0) {
+    const double bytes = static_cast<double>(r.bytes_read + r.bytes_written);
+    r.gbps = bytes / r.stats.median / 1e9;
+    r.gbps_best = bytes / r.stats.min / 1e9;
+    r.elements_per_s = static_cast<double>(r.elements) / r.stats.median;
+    r.fraction_of_copy = copy_gbps > 0 ? r.gbps / copy_gbps : 0;
+  }
+}
+
+}  // namespace
+
+std::vector<planned_point> plan_run(const registry& reg, const run_request& req) {
+  const auto cases = reg.select(req.patterns, default_suites());
+  check_overrides(cases, req.overrides);
+  std::vector<planned_point> plan;
+  for (const case_def* c : cases)
+    for (auto& p : expand(c->axes, req.verify_only ? axis_set::verify : req.set, req.overrides))
+      plan.push_back({c, std::move(p)});
+  return plan;
+}
+
+void check_footprints(const std::vector<planned_point>& plan, const device_info& dev) {
+  for (const auto& p : plan) {
+    if (!p.def->footprint) continue;
+    const std::uint64_t need = p.def->footprint(p.point);
+    // Leave room for the context, the L2-flush buffer and the copy-ceiling buffers.
+    const double usable = 0.85 * static_cast<double>(dev.total_global_mem);
+    if (static_cast<double>(need) > usable)
+      throw usage_error(p.def->id() + " at " + p.point.label(p.def->axes) + " needs " +
+                        human_bytes(static_cast<double>(need)) + " of device memory; " + dev.name + " has " +
+                        human_bytes(static_cast<double>(dev.total_global_mem)));
+  }
+}
+
+results_doc execute_plan(const std::vector<planned_point>& plan, const run_request& req, const device_info& dev,
+                         const progress_fn& progress) {
+  const bool quick = req.set == axis_set::quick;
+  run_environment env(dev, quick ? timing_policy::quick() : timing_policy::full(), req.cold);
+
+  results_doc doc;
+  doc.tool_version = tool_version;
+  doc.commit = git_commit;
+  doc.created_utc = utc_now();
+  doc.command = req.command;
+  doc.mode = req.verify_only ? "verify" : "run";
+  doc.quick = quick;
+  doc.cold = req.cold;
+  doc.device = dev;
+
+  if (!req.verify_only) {
+    const std::size_t want = quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
+    const std::size_t bytes = std::min(want, dev.total_global_mem / 8);
+    env.measure_copy_ceiling(bytes);
+    doc.copy_ceiling_gbps = env.copy_ceiling_gbps();
+    doc.copy_ceiling_bytes = env.copy_ceiling_bytes();
+  }
+
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const auto& p = plan[i];
+    if (progress) progress(i, plan.size(), p.def->id(), p.point.label(p.def->axes));
+    case_state state(*p.def, p.point, env, req.verify_only);
+    case_result& r = state.result();
+    try {
+      p.def->body(state);
+    } catch (const case_skipped& s) {
+      r.status = case_status::skipped;
+      r.message = s.reason;
+    } catch (const std::exception& e) {
+      r.status = case_status::error;
+      r.message = e.what();
+    }
+    finish_row(r, doc.copy_ceiling_gbps);
+    doc.results.push_back(r);
+    if (r.status == case_status::error) {
+      // A fault inside a kernel poisons the context for good: stop instead of reporting noise.
+      const cudaError_t sticky = cudaDeviceSynchronize();
+      if (sticky != cudaSuccess)
+        throw cuda_error(sticky, "the GPU context is unusable after " + p.def->id() + " failed: " + r.message);
+    }
+  }
+  return doc;
+}
+
+bool all_passed(const results_doc& doc) {
+  return std::all_of(doc.results.begin(), doc.results.end(), [](const case_result& r) {
+    return r.status == case_status::ok || r.status == case_status::skipped;
+  });
+}
+
+}  // namespace memscope

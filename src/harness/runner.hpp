@@ -1,0 +1,46 @@
+#pragma once
+// Plans a run (patterns and axes -> points, all checked before the GPU is touched), then
+// executes it on one device and collects the results document.
+
+#include "harness/axis.hpp"
+#include "harness/registry.hpp"
+#include "harness/results.hpp"
+#include "harness/state.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace memscope {
+
+struct run_request {
+  std::vector<std::string> patterns;
+  std::vector<axis_override> overrides;
+  axis_set set = axis_set::full;
+  bool verify_only = false;
+  bool cold = false;
+  int device = 0;
+  std::string command;  // as typed, for the results file
+};
+
+struct planned_point {
+  const case_def* def;
+  axis_point point;
+};
+
+/// Pure planning: throws usage_error for patterns, axis names or values that do not fit.
+std::vector<planned_point> plan_run(const registry& reg, const run_request& req);
+
+/// Throws usage_error when a point needs more device memory than the GPU has.
+void check_footprints(const std::vector<planned_point>& plan, const device_info& dev);
+
+/// Called before each point: (index, total, id, axes label).
+using progress_fn = std::function<void(std::size_t, std::size_t, const std::string&, const std::string&)>;
+
+results_doc execute_plan(const std::vector<planned_point>& plan, const run_request& req, const device_info& dev,
+                         const progress_fn& progress = {});
+
+/// True when every row passed (status ok or skipped).
+bool all_passed(const results_doc& doc);
+
+}  // namespace memscope

@@ -1,0 +1,83 @@
+#pragma once
+// What a case body sees: its axis point, the device, a stream, and exec() for the timed part.
+// nvbench-like: the body sets up, verifies against a CPU reference (outside any timing),
+// declares the bytes and elements one launch moves, then hands exec() the launch.
+
+#include "harness/registry.hpp"
+#include "harness/results.hpp"
+#include "memscope/core/device_info.hpp"
+#include "memscope/core/verify.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace memscope {
+
+/// Sampling rules: stop at max_samples, or once min_samples are in and either the relative
+/// noise is under target_noise or the case has used its time budget.
+struct timing_policy {
+  int warmup_launches = 2;
+  int min_samples = 10;
+  int max_samples = 1000;
+  double target_noise = 0.005;
+  double budget_s = 0.5;
+  /// Launches shorter than this are batched several per sample, so event resolution and
+  /// launch gaps do not dominate (never in cold mode: every launch must start cold).
+  double min_sample_s = 100e-6;
+
+  static timing_policy full() { return {}; }
+  static timing_policy quick() { return {1, 5, 200, 0.02, 0.1, 100e-6}; }
+};
+
+class run_environment;
+
+class case_state {
+ public:
+  case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only);
+
+  const axis_point& point() const { return point_; }
+  std::int64_t get_int(const std::string& axis_name) const { return point_.get_int(axis_name); }
+  const std::string& get_string(const std::string& axis_name) const { return point_.get_string(axis_name); }
+  const device_info& device() const;
+  cudaStream_t stream() const;
+  /// `memscope verify`: bodies must verify and may skip their timing set-up.
+  bool verify_only() const { return verify_only_; }
+  /// Fresh for every case and run: inputs are new random data each time.
+  std::uint64_t seed() const { return seed_; }
+
+  void add_bytes_read(std::uint64_t b) { result_.bytes_read += b; }
+  void add_bytes_written(std::uint64_t b) { result_.bytes_written += b; }
+  void add_elements(std::uint64_t n) { result_.elements += n; }
+  void add_metric(const std::string& name, double value) { result_.metrics[name] = value; }
+
+  /// Records one verification; any failure makes the row FAIL. A case that never calls this
+  /// also fails: nothing is reported unverified.
+  void check(const verify_result& r);
+
+  /// Ends the case as skipped with the reason (no clusters on this GPU, say).
+  [[noreturn]] void skip(const std::string& reason);
+
+  /// Times `launch` (which enqueues one launch on the given stream) per timing_policy.
+  /// A no-op in verify mode.
+  void exec(const std::function<void(cudaStream_t)>& launch);
+
+  case_result& result() { return result_; }
+
+ private:
+  const case_def& def_;
+  axis_point point_;
+  run_environment& env_;
+  bool verify_only_;
+  std::uint64_t seed_;
+  case_result result_;
+};
+
+/// Thrown by case_state::skip; caught by the runner.
+struct case_skipped {
+  std::string reason;
+};
+
+}  // namespace memscope

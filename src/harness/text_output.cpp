@@ -1,0 +1,172 @@
+#include "harness/text_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace memscope {
+
+std::string format_seconds(double s) {
+  if (s < 1e-6) return fmt::format("{:.1f} ns", s * 1e9);
+  if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
+  if (s < 1.0) return fmt::format("{:.3f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+namespace {
+
+const char* check_word(const case_result& r) {
+  switch (r.status) {
+    case case_status::ok: return "ok";
+    case case_status::fail: return "FAIL";
+    case case_status::skipped: return "skip";
+    case case_status::error: return "ERROR";
+  }
+  return "?";
+}
+
+struct row_text {
+  std::vector<std::string> cells;
+  std::string note;  // failure detail or skip reason, printed under the row
+};
+
+const std::vector<std::string> header = {"case", "axes", "n", "median", "min", "max", "noise", "GB/s", "of copy", "check"};
+
+row_text render(const case_result& r) {
+  row_text t;
+  t.cells = {r.id(), r.axes_label};
+  if (r.timed) {
+    t.cells.push_back(std::to_string(r.stats.count));
+    t.cells.push_back(format_seconds(r.stats.median));
+    t.cells.push_back(format_seconds(r.stats.min));
+    t.cells.push_back(format_seconds(r.stats.max));
+    t.cells.push_back(fmt::format("{:.1f}%", 100 * r.stats.noise));
+    const bool has_bytes = r.bytes_read + r.bytes_written > 0;
+    t.cells.push_back(has_bytes ? fmt::format("{:.1f}", r.gbps) : "-");
+    t.cells.push_back(has_bytes && r.fraction_of_copy > 0 ? fmt::format("{:.3f}x", r.fraction_of_copy) : "-");
+  } else {
+    for (int i = 0; i < 7; ++i) t.cells.push_back("-");
+  }
+  t.cells.push_back(check_word(r));
+  if (r.status == case_status::fail) t.note = "verification: " + r.verification_detail;
+  else if (r.status == case_status::skipped) t.note = "skipped: " + r.message;
+  else if (r.status == case_status::error) t.note = "error: " + r.message;
+  for (const auto& [k, v] : r.metrics) t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} = {:.4g}", k, v);
+  return t;
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+void print_table(const results_doc& doc, std::ostream& out) {
+  std::vector<row_text> rows;
+  for (const auto& r : doc.results) rows.push_back(render(r));
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.cells.size(); ++c) width[c] = std::max(width[c], r.cells[c].size());
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      // Text columns left-aligned, figures right-aligned.
+      s += c < 2 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+      if (c + 1 < cells.size()) s += "  ";
+    }
+    out << s << '\n';
+  };
+  if (doc.mode == "run" && doc.copy_ceiling_gbps > 0)
+    out << fmt::format("copy ceiling (cudaMemcpy device-to-device, {} MiB, read+write): {:.1f} GB/s\n",
+                       doc.copy_ceiling_bytes >> 20, doc.copy_ceiling_gbps);
+  line(header);
+  for (const auto& r : rows) {
+    line(r.cells);
+    if (!r.note.empty()) out << "    " << r.note << '\n';
+  }
+}
+
+void write_csv(const results_doc& doc, std::ostream& out) {
+  out << "suite,case,variant,axes,status,verification,samples,median_s,min_s,max_s,noise,bytes_read,bytes_written,"
+         "elements,gbps,fraction_of_copy,elements_per_s,detail\n";
+  for (const auto& r : doc.results) {
+    const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
+    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{:.6g},{}\n",
+                       csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
+                       to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,
+                       r.stats.max, r.stats.noise, r.bytes_read, r.bytes_written, r.elements, r.gbps,
+                       r.fraction_of_copy, r.elements_per_s, csv_escape(detail));
+  }
+}
+
+void write_markdown(const results_doc& doc, std::ostream& out) {
+  out << "# memscope results\n\n";
+  out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", doc.device.name, doc.device.cc_major,
+                     doc.device.cc_minor, doc.device.sm_count, doc.device.l2_bytes / 1048576.0);
+  out << fmt::format("- memscope {} ({}), {}, command: `{}`\n", doc.tool_version, doc.commit, doc.created_utc, doc.command);
+  if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
+  out << "\n| " << fmt::format("{}", fmt::join(header, " | ")) << " |\n|";
+  for (std::size_t i = 0; i < header.size(); ++i) out << (i < 2 ? " --- |" : " ---: |");
+  out << '\n';
+  for (const auto& r : doc.results) {
+    const auto t = render(r);
+    out << "| " << fmt::format("{}", fmt::join(t.cells, " | ")) << " |\n";
+  }
+  out << '\n' << summary_line(doc) << '\n';
+}
+
+void print_device(const device_info& d, std::ostream& out) {
+  auto kv = [&](const char* k, const std::string& v) { out << fmt::format("  {:<34} {}\n", k, v); };
+  auto mib = [](double b) { return fmt::format("{:.1f} MiB", b / 1048576.0); };
+  auto kib = [](double b) { return fmt::format("{:.0f} KiB", b / 1024.0); };
+  out << fmt::format("device {}: {}\n", d.ordinal, d.name);
+  kv("compute capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));
+  kv("multiprocessors", std::to_string(d.sm_count));
+  kv("SM clock (peak)", fmt::format("{} MHz", d.sm_clock_khz / 1000));
+  kv("memory clock (peak)", fmt::format("{} MHz", d.memory_clock_khz / 1000));
+  kv("memory bus width", fmt::format("{} bits", d.memory_bus_width_bits));
+  kv("theoretical DRAM bandwidth", fmt::format("{:.1f} GB/s", d.theoretical_dram_gbps));
+  kv("global memory", fmt::format("{:.1f} GiB", d.total_global_mem / 1073741824.0));
+  kv("constant memory (totalConstMem)", kib(static_cast<double>(d.total_const_mem)));
+  kv("L2 cache", mib(d.l2_bytes));
+  kv("persisting L2 max", mib(d.persisting_l2_max_bytes));
+  kv("access policy window max", mib(d.access_policy_max_window_bytes));
+  kv("shared memory per block", kib(static_cast<double>(d.shared_per_block)));
+  kv("shared memory per block (opt-in)", kib(static_cast<double>(d.shared_per_block_optin)));
+  kv("shared memory per SM", kib(static_cast<double>(d.shared_per_sm)));
+  kv("shared memory reserved per block", fmt::format("{} B", d.reserved_shared_per_block));
+  kv("registers per SM", std::to_string(d.regs_per_sm));
+  kv("registers per block", std::to_string(d.regs_per_block));
+  kv("max threads per block", std::to_string(d.max_threads_per_block));
+  kv("max threads per SM", std::to_string(d.max_threads_per_sm));
+  kv("max blocks per SM", std::to_string(d.max_blocks_per_sm));
+  kv("warp size", std::to_string(d.warp_size));
+  kv("globals cached in L1", d.global_l1_cache ? "yes" : "no");
+  kv("ECC", d.ecc_enabled ? "on" : "off");
+  kv("thread-block clusters", d.cluster_launch ? "yes" : "no");
+  if (d.cluster_launch) {
+    kv("max cluster size (portable)", std::to_string(d.max_cluster_size_portable));
+    kv("max cluster size (non-portable)", std::to_string(d.max_cluster_size_nonportable));
+  }
+  kv("driver / runtime", format_cuda_version(d.driver_version) + " / " + format_cuda_version(d.runtime_version));
+  kv("PCI bus", std::to_string(d.pci_bus_id));
+}
+
+std::string summary_line(const results_doc& doc) {
+  std::size_t passed = 0, failed = 0, skipped = 0;
+  for (const auto& r : doc.results) {
+    if (r.status == case_status::ok) ++passed;
+    else if (r.status == case_status::skipped) ++skipped;
+    else ++failed;
+  }
+  std::string s = fmt::format("{} passed, {} failed", passed, failed);
+  if (skipped) s += fmt::format(", {} skipped", skipped);
+  return s;
+}
+
+}  // namespace memscope

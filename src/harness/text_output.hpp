@@ -1,0 +1,22 @@
+#pragma once
+// Human and spreadsheet forms of a results document: the stdout table, CSV, Markdown.
+
+#include "harness/results.hpp"
+
+#include <ostream>
+#include <string>
+
+namespace memscope {
+
+/// "812.3 us", "1.204 ms"
+std::string format_seconds(double s);
+
+void print_table(const results_doc& doc, std::ostream& out);
+void write_csv(const results_doc& doc, std::ostream& out);
+void write_markdown(const results_doc& doc, std::ostream& out);
+void print_device(const device_info& d, std::ostream& out);
+
+/// "N passed, N failed[, N skipped]": the closing line of run and verify.
+std::string summary_line(const results_doc& doc);
+
+}  // namespace memscope

@@ -1,0 +1,17 @@
+#include "harness/registry.hpp"
+#include "suites/suites.hpp"
+
+namespace memscope {
+
+const registry& builtin_registry() {
+  static const registry reg = [] {
+    registry r;
+    suites::register_bandwidth(r);
+    return r;
+  }();
+  return reg;
+}
+
+std::vector<std::string> default_suites() { return {"bandwidth"}; }
+
+}  // namespace memscope

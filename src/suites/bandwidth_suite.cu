@@ -1,0 +1,179 @@
+// Suite `bandwidth`: STREAM-like ceilings. cudaMemcpy device-to-device, then copy, scale, add,
+// triad, write-only and read-only kernels on float and on 16-byte float4 elements, over
+// arrays well past the L2. Every launch's output is checked against a CPU reference first.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/bandwidth/stream_kernels.cuh"
+#include "memscope/bandwidth/stream_reference.hpp"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+
+namespace memscope::suites {
+namespace {
+
+namespace bw = memscope::bandwidth;
+namespace ref = memscope::bandwidth::reference;
+
+constexpr float scalar = 0.4f;
+
+axis bytes_axis() {
+  // Verify sizes: element counts 0, 1, 5, a prime, and one larger than any grid, for both types.
+  return axis::pow2("bytes", {28, 30}, "bytes per array (rounded down to whole elements)")
+      .with_quick({std::int64_t{1} << 28})
+      .with_verify({std::int64_t{0}, std::int64_t{4}, std::int64_t{20}, std::int64_t{16000052}, std::int64_t{67108916}});
+}
+
+axis type_axis() { return axis::strings("type", {"f32", "f32x4"}, "element: float (4 B) or float4 (16 B)"); }
+
+/// Calls fn(T{}) with T = float or float4 as the point's `type` says.
+template <class Fn>
+void with_element_type(case_state& st, Fn&& fn) {
+  if (st.get_string("type") == "f32") fn(float{});
+  else fn(float4{});
+}
+
+/// The copy case's `kernel` axis: the layouts, hints and grids of stream_kernels.cuh side by side.
+axis kernel_axis() {
+  return axis::strings("kernel", {"oneshot", "oneshot_x8", "oneshot_streaming", "tiled_persistent", "grid_stride"},
+                       "one block per tile (4 or 8 loads, evict-first hints) vs persistent grids");
+}
+
+/// Calls fn(variant) for the point's `kernel` (the default variant when it has none).
+template <class Fn>
+void with_kernel_variant(case_state& st, Fn&& fn) {
+  using bw::stream_layout;
+  using bw::stream_variant;
+  const std::string name = st.point().has("kernel") ? st.get_string("kernel") : "oneshot";
+  if (name == "oneshot") fn(bw::default_variant{});
+  else if (name == "oneshot_x8") fn(stream_variant<stream_layout::tiled, 8, false, false>{});
+  else if (name == "oneshot_streaming") fn(stream_variant<stream_layout::tiled, 4, true, false>{});
+  else if (name == "tiled_persistent") fn(stream_variant<stream_layout::tiled, 4, false, true>{});
+  else if (name == "grid_stride") fn(stream_variant<stream_layout::grid_stride, 4, false, true>{});
+  else throw std::invalid_argument("unknown stream kernel variant '" + name + "'");
+}
+
+template <class T>
+constexpr std::size_t lanes = sizeof(T) / sizeof(float);
+
+float* as_floats(void* p) { return static_cast<float*>(p); }
+
+/// Element-wise kernels: poison, launch once, check every lane, then time.
+template <class Op, class Reference>
+void map_case(case_state& st, Op op, Reference reference, double rel_tol, double abs_tol) {
+  with_element_type(st, [&](auto element) {
+    using T = decltype(element);
+    const std::size_t n = static_cast<std::size_t>(st.get_int("bytes")) / sizeof(T);
+    const cudaStream_t s = st.stream();
+    const std::uint64_t seed_a = st.seed(), seed_b = st.seed() + 1;
+    device_buffer<T> a(Op::reads >= 1 ? n : 0), b(Op::reads >= 2 ? n : 0), out(n);
+    fill_hash(as_floats(a.data()), a.size() * lanes<T>, seed_a, fill_kind::uniform, s);
+    fill_hash(as_floats(b.data()), b.size() * lanes<T>, seed_b, fill_kind::uniform, s);
+    out.poison(s);
+    with_kernel_variant(st, [&](auto variant) {
+      using V = decltype(variant);
+      bw::stream_map<V>(op, out.data(), a.data(), b.data(), n, s);
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+      const auto h = out.to_host();
+      st.check(compare_near(reinterpret_cast<const float*>(h.data()), n * lanes<T>,
+                            [&](std::size_t i) { return reference(hash_uniform(seed_a, i), hash_uniform(seed_b, i)); },
+                            rel_tol, abs_tol));
+      st.add_bytes_read(static_cast<std::uint64_t>(Op::reads) * n * sizeof(T));
+      st.add_bytes_written(n * sizeof(T));
+      st.add_elements(n);
+      st.exec([&](cudaStream_t st_) { bw::stream_map<V>(op, out.data(), a.data(), b.data(), n, st_); });
+    });
+  });
+}
+
+void read_case(case_state& st) {
+  with_element_type(st, [&](auto element) {
+    using T = decltype(element);
+    const std::size_t n = static_cast<std::size_t>(st.get_int("bytes")) / sizeof(T);
+    const cudaStream_t s = st.stream();
+    // Small integers: every partial sum is exact in float, so the total must match exactly.
+    device_buffer<T> a(n);
+    fill_hash(as_floats(a.data()), n * lanes<T>, st.seed(), fill_kind::small_int, s);
+    device_buffer<float> partials(bw::stream_sum_partials<T>(n));
+    partials.poison(s);
+    bw::stream_sum(a.data(), n, partials.data(), s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    double got = 0;
+    for (float p : partials.to_host()) got += p;
+    const double want = parallel_sum(n * lanes<T>, [&](std::size_t i) { return hash_small_int(st.seed(), i); });
+    st.check(compare_scalar(got, want, 0.0, "sum"));
+    st.add_bytes_read(n * sizeof(T));
+    st.add_elements(n);
+    st.exec([&](cudaStream_t st_) { bw::stream_sum(a.data(), n, partials.data(), st_); });
+  });
+}
+
+void memcpy_case(case_state& st) {
+  const std::size_t n = static_cast<std::size_t>(st.get_int("bytes")) / sizeof(float);
+  const cudaStream_t s = st.stream();
+  device_buffer<float> a(n), out(n);
+  fill_hash(a.data(), n, st.seed(), fill_kind::uniform, s);
+  out.poison(s);
+  auto copy = [&](cudaStream_t st_) {
+    if (n) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out.data(), a.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, st_));
+  };
+  copy(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) { return hash_uniform(st.seed(), i); }));
+  st.add_bytes_read(n * sizeof(float));
+  st.add_bytes_written(n * sizeof(float));
+  st.add_elements(n);
+  st.exec(copy);
+}
+
+std::function<std::uint64_t(const axis_point&)> arrays(int count) {
+  return [count](const axis_point& p) { return static_cast<std::uint64_t>(count) * p.get_int("bytes"); };
+}
+
+case_def make(std::string name, std::string summary, bool typed, int arrays_used,
+              std::function<void(case_state&)> body, bool kernel_variants = false) {
+  case_def c;
+  c.suite = "bandwidth";
+  c.name = std::move(name);
+  c.summary = std::move(summary);
+  if (kernel_variants) c.axes.push_back(kernel_axis());
+  if (typed) c.axes.push_back(type_axis());
+  c.axes.push_back(bytes_axis());
+  c.body = std::move(body);
+  c.footprint = arrays(arrays_used);
+  return c;
+}
+
+}  // namespace
+
+void register_bandwidth(registry& reg) {
+  constexpr double exact = 0.0;
+  constexpr double one_rounding = 1.2e-7;  // 2^-23: one float rounding, relative
+  reg.add(make("memcpy", "cudaMemcpyAsync device-to-device (the ceiling's own method)", false, 2, memcpy_case));
+  reg.add(make("copy", "b[i] = a[i]", true, 2, [=](case_state& st) {
+    map_case(st, bw::copy_op{}, [](double a, double) { return ref::copy(a); }, exact, exact);
+  }, true));
+  reg.add(make("scale", "b[i] = s * a[i]", true, 2, [=](case_state& st) {
+    map_case(st, bw::scale_op{scalar}, [](double a, double) { return ref::scale(scalar, a); }, one_rounding, 0.0);
+  }));
+  reg.add(make("add", "c[i] = a[i] + b[i]", true, 3, [=](case_state& st) {
+    map_case(st, bw::add_op{}, [](double a, double b) { return ref::add(a, b); }, one_rounding, 0.0);
+  }));
+  // Triad may compile to one FMA or to a multiply and an add: allow an absolute rounding too.
+  reg.add(make("triad", "c[i] = a[i] + s * b[i]", true, 3, [=](case_state& st) {
+    map_case(st, bw::triad_op{scalar}, [](double a, double b) { return ref::triad(a, scalar, b); }, one_rounding,
+             2 * one_rounding);
+  }));
+  reg.add(make("write", "a[i] = v (write-only)", true, 1, [=](case_state& st) {
+    const float v = hash_uniform(st.seed() ^ 0xABCDEFull, 0);
+    map_case(st, bw::write_op{v}, [v](double, double) { return static_cast<double>(v); }, exact, exact);
+  }));
+  reg.add(make("read", "sum of a[i] (read-only)", true, 1, read_case));
+}
+
+}  // namespace memscope::suites

@@ -1,0 +1,103 @@
+#include "harness/results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace memscope;
+
+namespace {
+results_doc sample_doc() {
+  results_doc d;
+  d.tool_version = "0.1.0";
+  d.commit = "abc123";
+  d.created_utc = "2026-11-29T20:00:00Z";
+  d.command = "memscope run bandwidth";
+  d.mode = "run";
+  d.quick = true;
+  d.device.name = "NVIDIA H200";
+  d.device.cc_major = 9;
+  d.device.sm_count = 132;
+  d.device.l2_bytes = 60 << 20;
+  d.device.total_global_mem = 150ull << 30;
+  d.device.cluster_launch = true;
+  d.device.theoretical_dram_gbps = 4915.2;
+  d.copy_ceiling_gbps = 4300.5;
+  d.copy_ceiling_bytes = 1u << 30;
+  case_result r;
+  r.suite = "bandwidth";
+  r.name = "copy";
+  r.variant = "f32x4";
+  r.axes = {{"type", std::string("f32x4")}, {"bytes", std::int64_t{1} << 30}};
+  r.axes_label = "type=f32x4 bytes=2^30";
+  r.status = case_status::ok;
+  r.verification = verification_status::passed;
+  r.timed = true;
+  r.stats = {100, 5e-4, 4.9e-4, 6e-4, 5.1e-4, 1e-5, 0.02};
+  r.bytes_read = r.bytes_written = 1u << 30;
+  r.elements = 1u << 26;
+  r.gbps = 4200;
+  r.fraction_of_copy = 0.98;
+  r.metrics["ratio_to_cub"] = 1.25;
+  d.results.push_back(r);
+  case_result s = r;
+  s.name = "skipped_case";
+  s.timed = false;
+  s.status = case_status::skipped;
+  s.verification = verification_status::not_run;
+  s.message = "no clusters";
+  d.results.push_back(s);
+  return d;
+}
+}  // namespace
+
+TEST(ResultsJson, RoundTripKeepsEveryField) {
+  const results_doc a = sample_doc();
+  const results_doc b = results_from_json(nlohmann::json::parse(to_json(a).dump()));
+  EXPECT_EQ(to_json(a), to_json(b));
+  ASSERT_EQ(b.results.size(), 2u);
+  EXPECT_EQ(b.results[0].axes[0].first, "type");  // axis order survives
+  EXPECT_EQ(std::get<std::int64_t>(b.results[0].axes[1].second), std::int64_t{1} << 30);
+  EXPECT_DOUBLE_EQ(b.results[0].metrics.at("ratio_to_cub"), 1.25);
+  EXPECT_FALSE(b.results[1].timed);
+  EXPECT_EQ(b.results[1].status, case_status::skipped);
+  EXPECT_EQ(b.device.name, "NVIDIA H200");
+  EXPECT_TRUE(b.device.cluster_launch);
+}
+
+TEST(ResultsJson, StableFieldNames) {
+  const auto j = to_json(sample_doc());
+  EXPECT_EQ(j.at("format"), "memscope-results");
+  EXPECT_EQ(j.at("format_version"), 1);
+  const auto& r = j.at("results").at(0);
+  for (const char* k : {"suite", "case", "variant", "axes", "status", "verification", "samples", "derived", "metrics",
+                        "bytes_read", "bytes_written", "elements"})
+    EXPECT_TRUE(r.contains(k)) << k;
+  for (const char* k : {"count", "median_s", "min_s", "max_s", "noise"}) EXPECT_TRUE(r.at("samples").contains(k)) << k;
+  for (const char* k : {"gbps", "fraction_of_copy", "elements_per_s"}) EXPECT_TRUE(r.at("derived").contains(k)) << k;
+}
+
+TEST(ResultsJson, RejectsOtherFormatsAndVersions) {
+  auto j = to_json(sample_doc());
+  j["format_version"] = 99;
+  EXPECT_THROW(results_from_json(j), results_error);
+  EXPECT_THROW(results_from_json(nlohmann::json{{"format", "nvbench"}}), results_error);
+  auto k = to_json(sample_doc());
+  k.erase("device");
+  EXPECT_THROW(results_from_json(k), results_error);
+  auto m = to_json(sample_doc());
+  m["results"][0]["status"] = "maybe";
+  EXPECT_THROW(results_from_json(m), results_error);
+}
+
+TEST(ResultsJson, FileErrors) {
+  EXPECT_THROW(load_results("/nonexistent/results.json"), results_error);
+  const std::string path = ::testing::TempDir() + "truncated.json";
+  const std::string text = to_json(sample_doc()).dump();
+  std::ofstream(path) << text.substr(0, text.size() / 2);
+  EXPECT_THROW(load_results(path), results_error);
+  save_results(sample_doc(), path);
+  EXPECT_EQ(load_results(path).results.size(), 2u);
+  std::remove(path.c_str());
+}
