@@ -156,7 +156,10 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
   if (!ov) return ax.values(set);
   std::vector<axis_value> out;
   for (const auto& tok : ov->tokens) {
-    if (ax.is_string()) {
+    if (ax.is_string() && ax.validate) {
+      ax.validate(tok);
+      out.emplace_back(tok);
+    } else if (ax.is_string()) {
       const bool known = std::any_of(ax.full.begin(), ax.full.end(), [&](const axis_value& v) {
         return std::get<std::string>(v) == tok;
       });

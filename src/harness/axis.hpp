@@ -3,6 +3,7 @@
 // every point of the cartesian product of its axes. Pure C++.
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -32,6 +33,8 @@ struct axis {
   std::vector<axis_value> full, quick, verify;  // quick/verify fall back to full when empty
   std::int64_t min_value = 1;                   // lower bound for user-given integers
   std::int64_t max_value = INT64_MAX;
+  /// For string axes that accept values beyond `full` (a shape "RxC"): throws usage_error.
+  std::function<void(const std::string&)> validate;
 
   static axis integers(std::string name, std::vector<std::int64_t> values, std::string description = {});
   /// Values are exponents: pow2("bytes", {28, 30}) means 2^28 and 2^30.
@@ -41,6 +44,7 @@ struct axis {
   axis& with_quick(std::vector<axis_value> v) { quick = std::move(v); return *this; }
   axis& with_verify(std::vector<axis_value> v) { verify = std::move(v); return *this; }
   axis& with_range(std::int64_t lo, std::int64_t hi) { min_value = lo; max_value = hi; return *this; }
+  axis& with_validator(std::function<void(const std::string&)> v) { validate = std::move(v); return *this; }
 
   const std::vector<axis_value>& values(axis_set set) const;
   bool is_string() const { return kind == axis_kind::string; }

@@ -1,11 +1,17 @@
 #include "harness/registry.hpp"
 
+#include "harness/results.hpp"
+
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <stdexcept>
 
 namespace memscope {
+
+double speedup(const case_result& row, const case_result& base) {
+  return row.stats.median > 0 ? base.stats.median / row.stats.median : 0.0;
+}
 
 void registry::add(case_def c) {
   if (!c.body) throw std::logic_error("case " + c.id() + " has no body");

@@ -11,6 +11,19 @@
 namespace memscope {
 
 class case_state;
+struct case_result;
+
+/// A same-run comparison: every row of the case gets metric `metric` = ratio(row, base), where
+/// base is the row with the same axes except `axis` = `value` (CUB, stride 1, offset 0...).
+struct baseline_rule {
+  std::string axis;
+  axis_value value;
+  std::string metric;
+  std::function<double(const case_result& row, const case_result& base)> ratio;
+};
+
+/// base median / row median: above 1 means the row is faster than the baseline.
+double speedup(const case_result& row, const case_result& base);
 
 struct case_def {
   std::string suite;
@@ -20,6 +33,7 @@ struct case_def {
   std::function<void(case_state&)> body;
   /// Device memory one point needs, checked against the GPU before anything runs; may be empty.
   std::function<std::uint64_t(const axis_point&)> footprint;
+  std::vector<baseline_rule> baselines;
 
   std::string id() const { return suite + "/" + name; }
 };

@@ -46,6 +46,30 @@ void finish_row(case_result& r, double copy_gbps) {
   }
 }
 
+bool same_except(const case_result& a, const case_result& b, const std::string& axis_name) {
+  if (a.suite != b.suite || a.name != b.name || a.axes.size() != b.axes.size()) return false;
+  for (std::size_t i = 0; i < a.axes.size(); ++i)
+    if (a.axes[i].first != axis_name && a.axes[i] != b.axes[i]) return false;
+  return true;
+}
+
+/// Fills each case's baseline metrics from rows of the same run.
+void apply_baselines(const std::vector<planned_point>& plan, results_doc& doc) {
+  for (std::size_t i = 0; i < doc.results.size(); ++i) {
+    case_result& row = doc.results[i];
+    if (!row.timed) continue;
+    for (const auto& rule : plan[i].def->baselines) {
+      for (const auto& base : doc.results) {
+        const bool is_base = base.timed && same_except(row, base, rule.axis) &&
+                             std::any_of(base.axes.begin(), base.axes.end(), [&](const auto& e) {
+                               return e.first == rule.axis && e.second == rule.value;
+                             });
+        if (is_base) row.metrics[rule.metric] = rule.ratio(row, base);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<planned_point> plan_run(const registry& reg, const run_request& req) {
@@ -117,6 +141,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
         throw cuda_error(sticky, "the GPU context is unusable after " + p.def->id() + " failed: " + r.message);
     }
   }
+  apply_baselines(plan, doc);
   return doc;
 }
 

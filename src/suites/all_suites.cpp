@@ -7,6 +7,10 @@ const registry& builtin_registry() {
   static const registry reg = [] {
     registry r;
     suites::register_bandwidth(r);
+    suites::register_reduce(r);
+    suites::register_coalescing(r);
+    suites::register_bank_conflicts(r);
+    suites::register_transpose(r);
     return r;
   }();
   return reg;

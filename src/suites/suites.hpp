@@ -5,5 +5,9 @@ namespace memscope {
 class registry;
 namespace suites {
 void register_bandwidth(registry& reg);
+void register_reduce(registry& reg);
+void register_coalescing(registry& reg);
+void register_bank_conflicts(registry& reg);
+void register_transpose(registry& reg);
 }  // namespace suites
 }  // namespace memscope

@@ -1,0 +1,73 @@
+#pragma once
+// Global-memory access with a start offset and a stride, for 4-, 8- and 16-byte elements: the
+// kernels behind the coalescing suite. Element i of the logical array is at in[offset + i*stride].
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/launch.cuh"
+
+#include <cub/block/block_reduce.cuh>
+
+#include <cstddef>
+
+namespace memscope::coalescing {
+
+struct policy {
+  static constexpr int block_threads = 256;
+};
+
+__device__ __forceinline__ float lanes_sum(float v) { return v; }
+__device__ __forceinline__ float lanes_sum(float2 v) { return v.x + v.y; }
+__device__ __forceinline__ float lanes_sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+template <class T>
+__device__ __forceinline__ T splat(float v);
+template <>
+__device__ __forceinline__ float splat<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ float2 splat<float2>(float v) { return make_float2(v, v); }
+template <>
+__device__ __forceinline__ float4 splat<float4>(float v) { return make_float4(v, v, v, v); }
+
+/// Reads n strided elements; each block writes the sum of what it read to partials[blockIdx.x].
+template <class T>
+__global__ void __launch_bounds__(policy::block_threads)
+    strided_read_kernel(const T* __restrict__ in, std::size_t n, std::size_t offset, std::size_t stride,
+                        float* __restrict__ partials) {
+  using block_reduce = cub::BlockReduce<float, policy::block_threads>;
+  __shared__ typename block_reduce::TempStorage temp;
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  float acc = 0;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    acc += lanes_sum(in[offset + i * stride]);
+  const float s = block_reduce(temp).Sum(acc);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s;
+}
+
+/// Writes `value` to n strided elements.
+template <class T>
+__global__ void __launch_bounds__(policy::block_threads)
+    strided_write_kernel(T* __restrict__ out, std::size_t n, std::size_t offset, std::size_t stride, float value) {
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
+    out[offset + i * stride] = splat<T>(value);
+}
+
+template <class T>
+unsigned strided_grid(std::size_t n) {
+  return persistent_grid(strided_read_kernel<T>, policy::block_threads, 0, n, policy::block_threads);
+}
+
+template <class T>
+void strided_read(const T* in, std::size_t n, std::size_t offset, std::size_t stride, float* partials, cudaStream_t s) {
+  strided_read_kernel<T><<<strided_grid<T>(n), policy::block_threads, 0, s>>>(in, n, offset, stride, partials);
+  MEMSCOPE_CHECK_LAUNCH("strided_read_kernel");
+}
+
+template <class T>
+void strided_write(T* out, std::size_t n, std::size_t offset, std::size_t stride, float value, cudaStream_t s) {
+  if (n == 0) return;
+  strided_write_kernel<T><<<strided_grid<T>(n), policy::block_threads, 0, s>>>(out, n, offset, stride, value);
+  MEMSCOPE_CHECK_LAUNCH("strided_write_kernel");
+}
+
+}  // namespace memscope::coalescing

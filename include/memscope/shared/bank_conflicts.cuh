@@ -1,0 +1,95 @@
+#pragma once
+// Kernels that make every warp of a block hammer shared memory with one access pattern, and
+// count the cycles: under conflicts the shared-memory pipe serialises, so cycles per warp-access
+// track the wavefronts of bank_model.hpp.
+//
+// The compiler must neither hoist nor delete the accesses: loads form a dependency chain
+// through the loaded value (always 0, which the compiler cannot know); stores go through a
+// volatile pointer.
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/shared/bank_model.hpp"
+
+#include <cstdint>
+
+namespace memscope::banks {
+
+struct policy {
+  static constexpr int block_threads = 1024;  // 32 warps keep the shared-memory pipe busy
+  static constexpr int words = 2048;          // 2048 x 16 B = 32 KiB: fits the static 48 KB
+  static_assert(words * 16 <= 48 * 1024, "static shared memory must fit the default 48 KB");
+};
+
+template <int Bytes>
+struct word;
+template <>
+struct word<4> {
+  using type = unsigned;
+  __device__ static unsigned make(unsigned v) { return v; }
+  __device__ static unsigned first(unsigned w) { return w; }
+};
+template <>
+struct word<8> {
+  using type = uint2;
+  __device__ static uint2 make(unsigned v) { return make_uint2(v, v); }
+  __device__ static unsigned first(uint2 w) { return w.x; }
+};
+template <>
+struct word<16> {
+  using type = uint4;
+  __device__ static uint4 make(unsigned v) { return make_uint4(v, v, v, v); }
+  __device__ static unsigned first(uint4 w) { return w.x; }
+};
+
+/// How lane `lane` picks its word at iteration `it`.
+struct strided_pattern {
+  unsigned stride;
+  __device__ unsigned operator()(unsigned lane, unsigned) const { return (lane * stride) % policy::words; }
+};
+struct column_pattern {
+  tile_layout layout;
+  __device__ unsigned operator()(unsigned lane, unsigned it) const {
+    return tile_index(layout, lane, it & 31u);
+  }
+};
+
+/// cycles[blockIdx.x] = clock64 cycles for `iters` accesses by every warp of the block.
+/// sink[global thread]: 0 for loads (the sum of what they read), iters - 1 for stores (what the
+/// last iteration left at the lane's word), so the host can check the accesses happened.
+template <int Bytes, bool Store, class Pattern>
+__global__ void __launch_bounds__(policy::block_threads)
+    smem_pattern_kernel(Pattern pattern, unsigned iters, unsigned long long* __restrict__ cycles,
+                        unsigned* __restrict__ sink) {
+  using W = typename word<Bytes>::type;
+  __shared__ W s[policy::words];
+  for (int i = threadIdx.x; i < policy::words; i += blockDim.x) s[i] = word<Bytes>::make(0);
+  __syncthreads();
+  const unsigned lane = threadIdx.x & 31u;
+  unsigned zero = 0, acc = 0;
+  const long long t0 = clock64();
+  if constexpr (Store) {
+    // asm volatile: one store instruction of the full word width per access, never merged or
+    // dropped (a volatile vector lvalue would be split into 4-byte stores).
+    for (unsigned it = 0; it < iters; ++it) {
+      const auto addr = static_cast<unsigned>(__cvta_generic_to_shared(&s[pattern(lane, it)]));
+      if constexpr (Bytes == 4) asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(it) : "memory");
+      else if constexpr (Bytes == 8) asm volatile("st.shared.v2.u32 [%0], {%1, %1};" ::"r"(addr), "r"(it) : "memory");
+      else asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(addr), "r"(it) : "memory");
+    }
+  } else {
+    for (unsigned it = 0; it < iters; ++it) {
+      // `zero` is always 0 (the array holds zeros) but comes from the previous load, so each
+      // load waits for the last and none can be hoisted out of the loop.
+      const W w = s[(pattern(lane, it) + zero) % policy::words];
+      zero = word<Bytes>::first(w);
+      acc += zero;
+    }
+  }
+  __syncthreads();
+  const long long t1 = clock64();
+  if constexpr (Store) acc = word<Bytes>::first(s[pattern(lane, iters - 1)]);  // == iters - 1: the stores landed
+  if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+}  // namespace memscope::banks

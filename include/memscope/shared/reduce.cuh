@@ -1,0 +1,272 @@
+#pragma once
+// Sum reductions, from the seed's global-memory halving to a one-launch grid-stride kernel.
+// Every variant is a block-level building block plus a kernel; multi-pass variants reduce the
+// per-block partials again until one value is left. Works for any n, including 0.
+//
+// The seed's code had three bugs, fixed here: the halving loop must start at blockDim/2 (not
+// N<<1), the block's result is the shared (or scratch) element 0 (not x[0] of the input), and
+// the grid must cover any n (elements past n count as zero).
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/launch.cuh"
+
+#include <cub/device/device_reduce.cuh>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace memscope::reduce {
+
+struct policy {
+  static constexpr int block_threads = 256;  // a power of two: the halving loops need it
+  static constexpr int vec_items = 4;        // 16-byte vectors per thread per iteration (grid-stride variant)
+  static_assert((block_threads & (block_threads - 1)) == 0, "halving needs a power-of-two block");
+  static_assert(block_threads * 8 <= 48 * 1024, "static shared memory must fit the default 48 KB");
+};
+
+enum class variant { global_inplace, interleaved, static_smem, dynamic_smem, warp_shuffle, grid_stride_vec };
+
+// ---- block-level building blocks -------------------------------------------------------------
+
+/// Sequential addressing: active threads are contiguous, so whole warps retire together and
+/// shared-memory accesses stay conflict-free. Leaves the block's sum in s[0].
+template <class T>
+__device__ __forceinline__ void block_halving_sequential(T* s) {
+  for (int offset = blockDim.x / 2; offset > 0; offset >>= 1) {
+    if (threadIdx.x < offset) s[threadIdx.x] += s[threadIdx.x + offset];
+    __syncthreads();
+  }
+}
+
+/// Interleaved addressing (the textbook first attempt): threads whose index is a multiple of
+/// 2*stride work, so every warp stays divergent and accesses collide in shared-memory banks.
+template <class T>
+__device__ __forceinline__ void block_halving_interleaved(T* s) {
+  for (int stride = 1; stride < blockDim.x; stride <<= 1) {
+    if (threadIdx.x % (2 * stride) == 0) s[threadIdx.x] += s[threadIdx.x + stride];
+    __syncthreads();
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  return v;
+}
+
+/// Shuffles within warps, one shared slot per warp, shuffles again. Result valid in thread 0.
+template <class T>
+__device__ __forceinline__ T block_sum_shuffle(T v) {
+  __shared__ T warp_sums[32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warp_sum(v);
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  const int warps = blockDim.x >> 5;
+  v = threadIdx.x < warps ? warp_sums[lane] : T(0);
+  if (warp == 0) v = warp_sum(v);
+  return v;
+}
+
+// ---- kernels: one pass, partials[blockIdx.x] = sum of the block's blockDim.x elements ----------
+
+/// The seed's version: halving in place in global memory. It must not destroy the input, so each
+/// block first copies its segment to `scratch` (same size as the grid's coverage).
+template <class T>
+__global__ void reduce_global_inplace_kernel(const T* __restrict__ in, std::size_t n, T* scratch, T* partials) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  T* x = scratch + static_cast<std::size_t>(blockIdx.x) * blockDim.x;
+  x[threadIdx.x] = i < n ? in[i] : T(0);
+  __syncthreads();
+  for (int offset = blockDim.x / 2; offset > 0; offset >>= 1) {
+    if (threadIdx.x < offset) x[threadIdx.x] += x[threadIdx.x + offset];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = x[0];
+}
+
+template <class T, bool Interleaved>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_static_smem_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials) {
+  __shared__ T s[policy::block_threads];
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : T(0);
+  __syncthreads();
+  if constexpr (Interleaved) block_halving_interleaved(s);
+  else block_halving_sequential(s);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
+}
+
+/// As static_smem, but the array is sized at launch (third <<<>>> argument). It must be declared
+/// as an unsized extern array, not a pointer; a byte array avoids clashes between the T's.
+template <class T>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_dynamic_smem_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials) {
+  extern __shared__ __align__(16) unsigned char dynamic_smem[];
+  T* s = reinterpret_cast<T*>(dynamic_smem);
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? in[i] : T(0);
+  __syncthreads();
+  block_halving_sequential(s);
+  if (threadIdx.x == 0) partials[blockIdx.x] = s[0];
+}
+
+template <class T>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_warp_shuffle_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const T v = block_sum_shuffle(i < n ? in[i] : T(0));
+  if (threadIdx.x == 0) partials[blockIdx.x] = v;
+}
+
+template <class T>
+struct vec4;
+template <>
+struct vec4<float> {
+  using type = float4;
+};
+template <>
+struct vec4<int> {
+  using type = int4;
+};
+
+/// One launch for the whole sum: a persistent grid, 16-byte loads with several in flight, block
+/// sums by shuffle, then the last block to finish (a counter, after a fence) adds the partials.
+/// `counter` must be zero before the launch; the last block resets it for the next one.
+template <class T>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_grid_stride_vec_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials,
+                                  unsigned* __restrict__ counter, T* __restrict__ out) {
+  using V = typename vec4<T>::type;
+  constexpr int k = policy::vec_items;
+  T acc[k] = {};
+  // cudaMalloc gives 256-byte alignment, so the vector part starts aligned; the tail (n % 4)
+  // is read as scalars.
+  const std::size_t nv = n / 4;
+  const V* inv = reinterpret_cast<const V*>(in);
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (; i + (k - 1) * stride < nv; i += k * stride) {
+    V v[k];
+#pragma unroll
+    for (int u = 0; u < k; ++u) v[u] = inv[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < k; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+  }
+  for (; i < nv; i += stride) {
+    const V v = inv[i];
+    acc[0] += (v.x + v.y) + (v.z + v.w);
+  }
+  const std::size_t tail = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tail < n % 4) acc[1] += in[nv * 4 + tail];
+  T sum = T(0);
+#pragma unroll
+  for (int u = 0; u < k; ++u) sum += acc[u];
+  sum = block_sum_shuffle(sum);
+
+  __shared__ bool is_last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = sum;
+    __threadfence();  // the partial is visible device-wide before the counter says so
+    is_last = atomicAdd(counter, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();
+  T total = T(0);
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += *(volatile T*)(partials + b);
+  total = block_sum_shuffle(total);
+  if (threadIdx.x == 0) {
+    *out = total;
+    *counter = 0;
+  }
+}
+
+// ---- launchers ---------------------------------------------------------------------------------
+
+/// Scratch a reduction needs; allocate once, reuse across launches (like CUB's temp storage).
+template <class T>
+struct reduce_workspace {
+  device_buffer<T> ping, pong, scratch;
+  device_buffer<unsigned> counter;
+  explicit reduce_workspace(std::size_t n)
+      : ping(ceil_div(n, policy::block_threads) + 1),
+        pong(ceil_div(ceil_div(n, policy::block_threads), policy::block_threads) + 1),
+        scratch(ceil_div(n, policy::block_threads) * policy::block_threads + policy::block_threads),
+        counter(1) {
+    MEMSCOPE_CUDA_CALL(cudaMemset(counter.data(), 0, sizeof(unsigned)));
+  }
+};
+
+namespace detail {
+template <class T>
+void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cudaStream_t s) {
+  const unsigned grid = static_cast<unsigned>(ceil_div(n, policy::block_threads));
+  constexpr int b = policy::block_threads;
+  switch (v) {
+    case variant::global_inplace: reduce_global_inplace_kernel<T><<<grid, b, 0, s>>>(in, n, scratch, partials); break;
+    case variant::interleaved: reduce_static_smem_kernel<T, true><<<grid, b, 0, s>>>(in, n, partials); break;
+    case variant::static_smem: reduce_static_smem_kernel<T, false><<<grid, b, 0, s>>>(in, n, partials); break;
+    case variant::dynamic_smem: reduce_dynamic_smem_kernel<T><<<grid, b, b * sizeof(T), s>>>(in, n, partials); break;
+    case variant::warp_shuffle: reduce_warp_shuffle_kernel<T><<<grid, b, 0, s>>>(in, n, partials); break;
+    default: throw std::logic_error("one_pass: not a multi-pass variant");
+  }
+  MEMSCOPE_CHECK_LAUNCH("reduce pass");
+}
+}  // namespace detail
+
+/// *d_out = sum of in[0..n). n = 0 gives 0.
+template <class T>
+void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& ws, cudaStream_t s) {
+  if (n == 0) {
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out, 0, sizeof(T), s));
+    return;
+  }
+  if (v == variant::grid_stride_vec) {
+    auto kernel = reduce_grid_stride_vec_kernel<T>;
+    const unsigned grid =
+        persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4), std::size_t{policy::block_threads} * policy::vec_items);
+    kernel<<<grid, policy::block_threads, 0, s>>>(in, n, ws.ping.data(), ws.counter.data(), d_out);
+    MEMSCOPE_CHECK_LAUNCH("reduce_grid_stride_vec_kernel");
+    return;
+  }
+  // Multi-pass: partials ping-pong until one value is left.
+  const T* src = in;
+  T* bufs[2] = {ws.ping.data(), ws.pong.data()};
+  int which = 0;
+  std::size_t count = n;
+  while (true) {
+    const std::size_t blocks = ceil_div(count, policy::block_threads);
+    T* dst = blocks == 1 ? d_out : bufs[which];
+    detail::one_pass(v, src, count, dst, ws.scratch.data(), s);
+    if (blocks == 1) return;
+    src = dst;
+    count = blocks;
+    which ^= 1;
+  }
+}
+
+/// CUB's DeviceReduce::Sum with its temp storage kept between calls.
+template <class T>
+class cub_sum {
+ public:
+  cub_sum(const T* in, std::size_t n, T* d_out) : in_(in), n_(n), out_(d_out) {
+    std::size_t bytes = 0;
+    MEMSCOPE_CUDA_CALL(cub::DeviceReduce::Sum(nullptr, bytes, in_, out_, static_cast<std::int64_t>(n_)));
+    temp_ = device_buffer<unsigned char>(bytes);
+  }
+  void operator()(cudaStream_t s) {
+    std::size_t bytes = temp_.size();
+    MEMSCOPE_CUDA_CALL(cub::DeviceReduce::Sum(temp_.data(), bytes, in_, out_, static_cast<std::int64_t>(n_), s));
+  }
+
+ private:
+  const T* in_;
+  std::size_t n_;
+  T* out_;
+  device_buffer<unsigned char> temp_;
+};
+
+}  // namespace memscope::reduce

@@ -1,0 +1,113 @@
+// Suite `reduce`: sums from the seed's in-place halving in global memory to a one-launch
+// grid-stride kernel, against CUB's DeviceReduce::Sum in the same run. Float sums are checked
+// against a double-precision CPU sum within a tolerance that grows with n; int sums exactly.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+#include "memscope/shared/reduce.cuh"
+
+#include <cmath>
+#include <cstdint>
+
+namespace memscope::suites {
+namespace {
+
+namespace rd = memscope::reduce;
+
+const char* const kernel_names[] = {"global_inplace", "interleaved", "static_smem", "dynamic_smem",
+                                    "warp_shuffle",   "grid_stride_vec", "cub"};
+
+/// Ints from the hash: small, so no sum of up to 2^31 of them overflows int32 (|v| <= 8).
+__global__ void fill_small_ints_kernel(int* out, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = static_cast<int>(hash_small_int(seed, i));
+}
+
+void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) { fill_hash(p, n, seed, fill_kind::uniform, s); }
+void fill_input(int* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
+  if (n == 0) return;
+  fill_small_ints_kernel<<<1024, 256, 0, s>>>(p, n, seed);
+  MEMSCOPE_CHECK_LAUNCH("fill_small_ints_kernel");
+}
+
+verify_result check_sum(float got, std::size_t n, std::uint64_t seed) {
+  const double want = parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_uniform(seed, i)); });
+  const double sum_abs = parallel_sum(n, [&](std::size_t i) { return std::fabs(static_cast<double>(hash_uniform(seed, i))); });
+  // Each float addition errs by at most 2^-24 of its result; a tree of depth log2(n), or a
+  // sequential run per thread, bounds the total by a small multiple of 2^-24 * sum|x| * depth.
+  const double depth = std::max(1.0, std::log2(static_cast<double>(std::max<std::size_t>(n, 2))));
+  return compare_scalar(got, want, 4.0 * depth * std::ldexp(sum_abs, -24) + 1e-30, "float sum");
+}
+
+verify_result check_sum(int got, std::size_t n, std::uint64_t seed) {
+  const double want = parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_small_int(seed, i)); });
+  return compare_scalar(got, want, 0.0, "int sum");
+}
+
+template <class T>
+void sum_case(case_state& st) {
+  const std::size_t n = static_cast<std::size_t>(st.get_int("elements"));
+  const std::string& kernel = st.get_string("kernel");
+  const cudaStream_t s = st.stream();
+  device_buffer<T> in(n), out(1);
+  fill_input(in.data(), n, st.seed(), s);
+
+  std::function<void(cudaStream_t)> launch;
+  rd::reduce_workspace<T> ws(n);
+  std::unique_ptr<rd::cub_sum<T>> cub;
+  if (kernel == "cub") {
+    cub = std::make_unique<rd::cub_sum<T>>(in.data(), n, out.data());
+    launch = [&](cudaStream_t st_) { (*cub)(st_); };
+  } else {
+    const auto v = static_cast<rd::variant>(std::find(std::begin(kernel_names), std::end(kernel_names), kernel) -
+                                            std::begin(kernel_names));
+    launch = [&, v](cudaStream_t st_) { rd::sum(v, in.data(), n, out.data(), ws, st_); };
+  }
+
+  // Twice: the one-launch kernel resets its own counter, and the second result must be right too.
+  for (int round = 0; round < 2; ++round) {
+    out.poison(s);
+    launch(s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    st.check(check_sum(out.to_host()[0], n, st.seed()));
+  }
+  st.add_bytes_read(n * sizeof(T));
+  st.add_elements(n);
+  st.exec(launch);
+}
+
+}  // namespace
+
+void register_reduce(registry& reg) {
+  case_def c;
+  c.suite = "reduce";
+  c.name = "sum";
+  c.summary = "sum of n values: 6 memscope variants and CUB DeviceReduce::Sum";
+  c.axes.push_back(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
+                                 "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
+                                 "warp shuffle, grid-stride 16-byte one-launch, CUB"));
+  c.axes.push_back(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"));
+  c.axes.push_back(axis::pow2("elements", {20, 24, 28}, "values summed")
+                       .with_quick({std::int64_t{1} << 24})
+                       .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{31},
+                                     std::int64_t{256}, std::int64_t{257}, std::int64_t{65537},
+                                     std::int64_t{1000003}, std::int64_t{(1 << 22) + 3}}));
+  c.body = [](case_state& st) {
+    if (st.get_string("type") == "f32") sum_case<float>(st);
+    else sum_case<int>(st);
+  };
+  // Input, plus scratch for the global-memory variant and the partials.
+  c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); };
+  c.baselines.push_back({"kernel", std::string("cub"), "speedup_vs_cub", speedup});
+  c.baselines.push_back({"kernel", std::string("static_smem"), "speedup_vs_static_smem", speedup});
+  reg.add(std::move(c));
+}
+
+}  // namespace memscope::suites

@@ -1,0 +1,92 @@
+#include "gpu/gpu_test.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+#include "memscope/shared/reduce.cuh"
+#include "memscope/shared/transpose.cuh"
+
+#include <random>
+
+using namespace memscope;
+
+namespace {
+std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B9ull + 7; }
+
+__global__ void to_int_kernel(const float* in, int* out, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    out[i] = static_cast<int>(in[i]);
+}
+
+const reduce::variant all_variants[] = {reduce::variant::global_inplace, reduce::variant::interleaved,
+                                        reduce::variant::static_smem,    reduce::variant::dynamic_smem,
+                                        reduce::variant::warp_shuffle,   reduce::variant::grid_stride_vec};
+}  // namespace
+
+TEST(ReduceGpu, IntSumsAreExactForEveryVariantAndAwkwardSize) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{255}, std::size_t{256},
+                        std::size_t{257}, std::size_t{65537}, std::size_t{1000003}, std::size_t{5'000'011}}) {
+    const std::uint64_t seed = fresh_seed();
+    device_buffer<float> f(n);
+    device_buffer<int> in(n), out(1);
+    fill_hash(f.data(), n, seed, fill_kind::small_int);
+    if (n) to_int_kernel<<<256, 256>>>(f.data(), in.data(), n);
+    long long want = 0;
+    for (std::size_t i = 0; i < n; ++i) want += static_cast<int>(hash_small_int(seed, i));
+    reduce::reduce_workspace<int> ws(n);
+    for (auto v : all_variants) {
+      for (int round = 0; round < 2; ++round) {
+        out.poison();
+        reduce::sum(v, in.data(), n, out.data(), ws, nullptr);
+        MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+        EXPECT_EQ(out.to_host()[0], want) << "variant " << static_cast<int>(v) << " n=" << n << " round " << round;
+      }
+    }
+    reduce::cub_sum<int> cub(in.data(), n, out.data());
+    out.poison();
+    cub(nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(out.to_host()[0], want) << "cub n=" << n;
+  }
+}
+
+TEST(ReduceGpu, FloatSumsMatchDoubleReference) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::size_t n = 3'000'017;
+  const std::uint64_t seed = fresh_seed();
+  device_buffer<float> in(n), out(1);
+  fill_hash(in.data(), n, seed, fill_kind::uniform);
+  const double want = parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_uniform(seed, i)); });
+  reduce::reduce_workspace<float> ws(n);
+  for (auto v : all_variants) {
+    out.poison();
+    reduce::sum(v, in.data(), n, out.data(), ws, nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_NEAR(out.to_host()[0], want, 1e-6 * n) << static_cast<int>(v);
+  }
+}
+
+TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::pair<int, int> shapes[] = {{1, 1}, {1, 77}, {77, 1}, {31, 33}, {32, 32}, {1000, 999}, {4099, 257}};
+  for (const auto& shape : shapes) {
+    const int rows = shape.first, cols = shape.second;
+    const std::size_t n = static_cast<std::size_t>(rows) * cols;
+    const std::uint64_t seed = fresh_seed();
+    device_buffer<float> in(n), out(n);
+    fill_hash(in.data(), n, seed, fill_kind::uniform);
+    for (auto v : {transpose::variant::naive, transpose::variant::tiled, transpose::variant::padded,
+                   transpose::variant::swizzled}) {
+      out.poison();
+      transpose::transpose(v, in.data(), out.data(), rows, cols, nullptr);
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      const auto h = out.to_host();
+      const auto r = compare_exact(h.data(), n, [&](std::size_t k) {
+        return hash_uniform(seed, (k % rows) * static_cast<std::size_t>(cols) + k / rows);
+      });
+      EXPECT_TRUE(r.passed) << rows << "x" << cols << " variant " << static_cast<int>(v) << ": " << r.detail;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+#include "memscope/global/coalescing_model.hpp"
+#include "memscope/shared/bank_model.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace memscope;
+
+TEST(CoalescingModel, AlignedUnitStrideIsPerfect) {
+  for (std::size_t eb : {4, 8, 16}) EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(eb, 0, 1), 1.0) << eb;
+}
+
+TEST(CoalescingModel, OffsetCostsOneExtraSectorPerWarp) {
+  // 4-byte elements: a warp wants 128 B = 4 sectors; misaligned, it touches 5.
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(4, 1, 1), 4.0 / 5.0);
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(4, 8, 1), 1.0);  // 32-byte aligned again
+}
+
+TEST(CoalescingModel, StrideSpreadsOverSectors) {
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(4, 0, 2), 0.5);
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(4, 0, 8), 1.0 / 8.0);
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(4, 0, 32), 1.0 / 8.0);  // one sector per lane at worst
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(16, 0, 2), 0.5);
+  EXPECT_DOUBLE_EQ(coalescing::sector_efficiency(16, 0, 4), 0.5);  // 16 of each 32-byte sector used
+}
+
+TEST(BankModel, StridedFourByteWords) {
+  EXPECT_EQ(banks::predicted_wavefronts_strided(1, 4), 1);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(2, 4), 2);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(3, 4), 1);  // odd strides are conflict-free
+  EXPECT_EQ(banks::predicted_wavefronts_strided(32, 4), 32);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(33, 4), 1);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(64, 4), 32);
+}
+
+TEST(BankModel, WideWordsHaveAFloorOfPhases) {
+  EXPECT_EQ(banks::predicted_wavefronts_strided(1, 8), 2);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(1, 16), 4);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(2, 8), 4);
+  EXPECT_EQ(banks::predicted_wavefronts_strided(2, 16), 8);
+}
+
+TEST(BankModel, BroadcastIsFree) {
+  std::vector<std::uint64_t> same(32, 5);
+  EXPECT_EQ(banks::predicted_wavefronts(same, 4), 1);
+}
+
+TEST(BankModel, PaddingAndSwizzleFixColumnAccess) {
+  for (unsigned col : {0u, 7u, 31u}) {
+    EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::naive, col), 32);
+    EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::padded, col), 1);
+    EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::swizzled, col), 1);
+  }
+}
