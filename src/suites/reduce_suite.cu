@@ -21,7 +21,7 @@ namespace {
 namespace rd = memscope::reduce;
 
 const char* const kernel_names[] = {"global_inplace", "interleaved", "static_smem", "dynamic_smem",
-                                    "warp_shuffle",   "grid_stride_vec", "cub"};
+                                    "warp_shuffle",   "grid_stride_vec", "grid_stride_vec8", "cub"};
 
 /// Ints from the hash: small, so no sum of up to 2^31 of them overflows int32 (|v| <= 8).
 __global__ void fill_small_ints_kernel(int* out, std::size_t n, std::uint64_t seed) {
@@ -89,10 +89,10 @@ void register_reduce(registry& reg) {
   case_def c;
   c.suite = "reduce";
   c.name = "sum";
-  c.summary = "sum of n values: 6 memscope variants and CUB DeviceReduce::Sum";
+  c.summary = "sum of n values: 7 memscope variants and CUB DeviceReduce::Sum";
   c.axes.push_back(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
                                  "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
-                                 "warp shuffle, grid-stride 16-byte one-launch, CUB"));
+                                 "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight), CUB"));
   c.axes.push_back(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"));
   c.axes.push_back(axis::pow2("elements", {20, 24, 28}, "values summed")
                        .with_quick({std::int64_t{1} << 24})

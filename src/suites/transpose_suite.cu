@@ -12,12 +12,15 @@
 #include "memscope/core/verify.hpp"
 #include "memscope/shared/transpose.cuh"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace memscope::suites {
 namespace {
 
 namespace tp = memscope::transpose;
+
+const char* const kernel_names[] = {"naive", "tiled", "padded", "swizzled", "padded64", "swizzled64"};
 
 struct shape {
   long long rows = 0, cols = 0;
@@ -35,10 +38,8 @@ shape parse_shape(const std::string& s) {
 void transpose_case(case_state& st) {
   const shape sh = parse_shape(st.get_string("shape"));
   const std::string& k = st.get_string("kernel");
-  const tp::variant v = k == "naive" ? tp::variant::naive
-                        : k == "tiled" ? tp::variant::tiled
-                        : k == "padded" ? tp::variant::padded
-                                        : tp::variant::swizzled;
+  const auto v = static_cast<tp::variant>(std::find(std::begin(kernel_names), std::end(kernel_names), k) -
+                                          std::begin(kernel_names));
   const auto rows = static_cast<int>(sh.rows), cols = static_cast<int>(sh.cols);
   const std::size_t n = static_cast<std::size_t>(sh.rows) * static_cast<std::size_t>(sh.cols);
   const cudaStream_t s = st.stream();
@@ -66,8 +67,8 @@ void register_transpose(registry& reg) {
   c.suite = "transpose";
   c.name = "float";
   c.summary = "out[c][r] = in[r][c] for float matrices";
-  c.axes.push_back(axis::strings("kernel", {"naive", "tiled", "padded", "swizzled"},
-                                 "scattered writes; shared tile; tile padded to 33; tile XOR-swizzled"));
+  c.axes.push_back(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
+                                 "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled"));
   c.axes.push_back(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192", "12289x9973"},
                                  "ROWSxCOLS, any (e.g. --axis shape=1000x3)")
                        .with_quick({std::string("16384x16384"), std::string("12289x9973")})

@@ -21,7 +21,8 @@ __global__ void to_int_kernel(const float* in, int* out, std::size_t n) {
 
 const reduce::variant all_variants[] = {reduce::variant::global_inplace, reduce::variant::interleaved,
                                         reduce::variant::static_smem,    reduce::variant::dynamic_smem,
-                                        reduce::variant::warp_shuffle,   reduce::variant::grid_stride_vec};
+                                        reduce::variant::warp_shuffle,   reduce::variant::grid_stride_vec,
+                                        reduce::variant::grid_stride_vec8};
 }  // namespace
 
 TEST(ReduceGpu, IntSumsAreExactForEveryVariantAndAwkwardSize) {
@@ -78,7 +79,7 @@ TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
     device_buffer<float> in(n), out(n);
     fill_hash(in.data(), n, seed, fill_kind::uniform);
     for (auto v : {transpose::variant::naive, transpose::variant::tiled, transpose::variant::padded,
-                   transpose::variant::swizzled}) {
+                   transpose::variant::swizzled, transpose::variant::padded64, transpose::variant::swizzled64}) {
       out.poison();
       transpose::transpose(v, in.data(), out.data(), rows, cols, nullptr);
       MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());

@@ -47,12 +47,16 @@ inline int predicted_wavefronts_strided(std::size_t stride, std::size_t word_byt
 /// or swizzled (column c ^ t in a pitch-32 row).
 enum class tile_layout { naive, padded, swizzled };
 
-/// Shared with the kernels (transpose, bank_conflicts), so model and code cannot drift apart.
+/// Word offset of (row, col) in a Tile x Tile tile: pitch Tile, pitch Tile + 1 (padded), or
+/// pitch Tile with the column's low five bits XORed by the row's (a permutation within each
+/// 32-word group, so a column read hits 32 different banks). Shared with the kernels
+/// (transpose, bank_conflicts), so model and code cannot drift apart.
+template <unsigned Tile = 32>
 MEMSCOPE_HD unsigned tile_index(tile_layout l, unsigned row, unsigned col) {
   switch (l) {
-    case tile_layout::naive: return row * 32u + col;
-    case tile_layout::padded: return row * 33u + col;
-    case tile_layout::swizzled: return row * 32u + (col ^ row);
+    case tile_layout::naive: return row * Tile + col;
+    case tile_layout::padded: return row * (Tile + 1) + col;
+    case tile_layout::swizzled: return row * Tile + (col ^ (row & 31u));
   }
   return 0;
 }

@@ -20,12 +20,12 @@ namespace memscope::reduce {
 
 struct policy {
   static constexpr int block_threads = 256;  // a power of two: the halving loops need it
-  static constexpr int vec_items = 4;        // 16-byte vectors per thread per iteration (grid-stride variant)
+  static constexpr int vec_items = 4;  // 16-byte loads in flight per thread (grid_stride_vec; vec8 doubles it)
   static_assert((block_threads & (block_threads - 1)) == 0, "halving needs a power-of-two block");
   static_assert(block_threads * 8 <= 48 * 1024, "static shared memory must fit the default 48 KB");
 };
 
-enum class variant { global_inplace, interleaved, static_smem, dynamic_smem, warp_shuffle, grid_stride_vec };
+enum class variant { global_inplace, interleaved, static_smem, dynamic_smem, warp_shuffle, grid_stride_vec, grid_stride_vec8 };
 
 // ---- block-level building blocks -------------------------------------------------------------
 
@@ -135,12 +135,13 @@ struct vec4<int> {
 /// One launch for the whole sum: a persistent grid, 16-byte loads with several in flight, block
 /// sums by shuffle, then the last block to finish (a counter, after a fence) adds the partials.
 /// `counter` must be zero before the launch; the last block resets it for the next one.
-template <class T>
+template <class T, int Items>
 __global__ void __launch_bounds__(policy::block_threads)
     reduce_grid_stride_vec_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials,
                                   unsigned* __restrict__ counter, T* __restrict__ out) {
   using V = typename vec4<T>::type;
-  constexpr int k = policy::vec_items;
+  constexpr int k = Items;
+  static_assert(k >= 2, "the scalar tail uses acc[1]");
   T acc[k] = {};
   // cudaMalloc gives 256-byte alignment, so the vector part starts aligned; the tail (n % 4)
   // is read as scalars.
@@ -224,12 +225,15 @@ void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& w
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out, 0, sizeof(T), s));
     return;
   }
-  if (v == variant::grid_stride_vec) {
-    auto kernel = reduce_grid_stride_vec_kernel<T>;
-    const unsigned grid =
-        persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4), std::size_t{policy::block_threads} * policy::vec_items);
-    kernel<<<grid, policy::block_threads, 0, s>>>(in, n, ws.ping.data(), ws.counter.data(), d_out);
-    MEMSCOPE_CHECK_LAUNCH("reduce_grid_stride_vec_kernel");
+  if (v == variant::grid_stride_vec || v == variant::grid_stride_vec8) {
+    auto launch = [&](auto kernel, int items) {
+      const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4),
+                                            std::size_t{policy::block_threads} * items);
+      kernel<<<grid, policy::block_threads, 0, s>>>(in, n, ws.ping.data(), ws.counter.data(), d_out);
+      MEMSCOPE_CHECK_LAUNCH("reduce_grid_stride_vec_kernel");
+    };
+    if (v == variant::grid_stride_vec) launch(reduce_grid_stride_vec_kernel<T, policy::vec_items>, policy::vec_items);
+    else launch(reduce_grid_stride_vec_kernel<T, 2 * policy::vec_items>, 2 * policy::vec_items);
     return;
   }
   // Multi-pass: partials ping-pong until one value is left.
