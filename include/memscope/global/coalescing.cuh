@@ -13,6 +13,7 @@ namespace memscope::coalescing {
 
 struct policy {
   static constexpr int block_threads = 256;
+  static constexpr int loads_in_flight = 4;
 };
 
 __device__ __forceinline__ float lanes_sum(float v) { return v; }
@@ -35,10 +36,23 @@ __global__ void __launch_bounds__(policy::block_threads)
                         float* __restrict__ partials) {
   using block_reduce = cub::BlockReduce<float, policy::block_threads>;
   __shared__ typename block_reduce::TempStorage temp;
+  // Several independent loads in flight per thread, so the element size changes the access
+  // pattern, not the memory-level parallelism.
+  constexpr int k = policy::loads_in_flight;
   const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float part[k] = {};
+  for (; i + (k - 1) * step < n; i += k * step) {
+    T v[k];
+#pragma unroll
+    for (int u = 0; u < k; ++u) v[u] = in[offset + (i + u * step) * stride];
+#pragma unroll
+    for (int u = 0; u < k; ++u) part[u] += lanes_sum(v[u]);
+  }
+  for (; i < n; i += step) part[0] += lanes_sum(in[offset + i * stride]);
   float acc = 0;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step)
-    acc += lanes_sum(in[offset + i * stride]);
+#pragma unroll
+  for (int u = 0; u < k; ++u) acc += part[u];
   const float s = block_reduce(temp).Sum(acc);
   if (threadIdx.x == 0) partials[blockIdx.x] = s;
 }
@@ -54,7 +68,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 
 template <class T>
 unsigned strided_grid(std::size_t n) {
-  return persistent_grid(strided_read_kernel<T>, policy::block_threads, 0, n, policy::block_threads);
+  return persistent_grid(strided_read_kernel<T>, policy::block_threads, 0, n,
+                         std::size_t{policy::block_threads} * policy::loads_in_flight);
 }
 
 template <class T>
