@@ -7,6 +7,7 @@
 #include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/launch.cuh"
 #include "memscope/core/verify.hpp"
 #include "memscope/shared/bank_conflicts.cuh"
 #include "memscope/shared/bank_model.hpp"
@@ -24,10 +25,13 @@ void pattern_case(case_state& st, Pattern pattern, int predicted) {
   const unsigned blocks = static_cast<unsigned>(st.device().sm_count);  // one block per SM
   const cudaStream_t s = st.stream();
   device_buffer<unsigned long long> cycles(blocks);
-  device_buffer<unsigned> sink(std::size_t{blocks} * bk::policy::block_threads);
+  device_buffer<unsigned> sink(std::size_t{blocks} * bk::threads<Store>());
+  auto kernel = bk::smem_pattern_kernel<Bytes, Store, Pattern>;
+  constexpr std::size_t smem = bk::smem_bytes<Bytes, Store>();
+  constexpr int threads = bk::threads<Store>();
+  prepare_dynamic_smem(kernel, smem);
   auto launch = [&](cudaStream_t st_) {
-    bk::smem_pattern_kernel<Bytes, Store><<<blocks, bk::policy::block_threads, 0, st_>>>(pattern, iters, cycles.data(),
-                                                                                          sink.data());
+    kernel<<<blocks, threads, smem, st_>>>(pattern, iters, cycles.data(), sink.data());
     MEMSCOPE_CHECK_LAUNCH("smem_pattern_kernel");
   };
   sink.poison(s);
@@ -41,7 +45,7 @@ void pattern_case(case_state& st, Pattern pattern, int predicted) {
   const auto h_cycles = cycles.to_host();
   const double mean_cycles =
       std::accumulate(h_cycles.begin(), h_cycles.end(), 0.0) / static_cast<double>(h_cycles.size());
-  const double warps = bk::policy::block_threads / 32.0;
+  const double warps = bk::threads<Store>() / 32.0;
   st.add_metric("cycles_per_access", mean_cycles / (iters * warps));
   st.add_metric("predicted_wavefronts", predicted);
   st.add_elements(static_cast<std::uint64_t>(blocks) * static_cast<std::uint64_t>(warps) * iters);  // warp-accesses

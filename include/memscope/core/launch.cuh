@@ -47,4 +47,19 @@ unsigned persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_s
   return static_cast<unsigned>(blocks > 0 ? blocks : 1);
 }
 
+/// Lets `kernel` use `bytes` of dynamic shared memory: above the default 48 KB it must opt in
+/// (cudaFuncSetAttribute); above the device's opt-in limit it cannot run at all, and that is
+/// a clear error here rather than a failed launch later.
+template <class Kernel>
+void prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
+  int device = 0, optin = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (bytes > static_cast<std::size_t>(optin))
+    throw std::invalid_argument("kernel needs " + std::to_string(bytes) + " bytes of shared memory per block; this GPU allows " +
+                                std::to_string(optin) + " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+  if (bytes > 48 * 1024)
+    MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+}
+
 }  // namespace memscope

@@ -5,20 +5,33 @@
 //
 // The compiler must neither hoist nor delete the accesses: loads form a dependency chain
 // through the loaded value (always 0, which the compiler cannot know); stores go through a
-// volatile pointer.
+// volatile store instruction.
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/shared/bank_model.hpp"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace memscope::banks {
 
 struct policy {
-  static constexpr int block_threads = 1024;  // 32 warps keep the shared-memory pipe busy
-  static constexpr int words = 2048;          // 2048 x 16 B = 32 KiB: fits the static 48 KB
-  static_assert(words * 16 <= 48 * 1024, "static shared memory must fit the default 48 KB");
+  static constexpr int block_threads = 1024;  // loads: 32 warps keep the shared-memory pipe busy
+  static constexpr int store_warps = 4;       // stores: 4 warps, each in a region of its own
+  static constexpr int words = 2048;          // words per region: lane * stride < 2048 for stride <= 64
 };
+
+/// Dynamic shared memory the kernel needs: one region for loads (all warps read it), one per
+/// warp for stores, so no two warps ever write the same word (racecheck stays clean) while
+/// every region has the same bank layout.
+template <int Bytes, bool Store>
+constexpr std::size_t smem_bytes() {
+  return static_cast<std::size_t>(policy::words) * Bytes * (Store ? policy::store_warps : 1);
+}
+template <bool Store>
+constexpr int threads() {
+  return Store ? policy::store_warps * 32 : policy::block_threads;
+}
 
 template <int Bytes>
 struct word;
@@ -61,9 +74,12 @@ __global__ void __launch_bounds__(policy::block_threads)
     smem_pattern_kernel(Pattern pattern, unsigned iters, unsigned long long* __restrict__ cycles,
                         unsigned* __restrict__ sink) {
   using W = typename word<Bytes>::type;
-  __shared__ W s[policy::words];
-  for (int i = threadIdx.x; i < policy::words; i += blockDim.x) s[i] = word<Bytes>::make(0);
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  W* const all = reinterpret_cast<W*>(smem_raw);
+  constexpr int regions = Store ? policy::store_warps : 1;
+  for (int i = threadIdx.x; i < policy::words * regions; i += blockDim.x) all[i] = word<Bytes>::make(0);
   __syncthreads();
+  W* const s = Store ? all + (threadIdx.x >> 5) * policy::words : all;
   const unsigned lane = threadIdx.x & 31u;
   unsigned zero = 0, acc = 0;
   const long long t0 = clock64();
