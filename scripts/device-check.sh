@@ -13,10 +13,10 @@ status=0
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader
 .dev/memscope --version
 .dev/memscope info > "$out/info.txt" && .dev/memscope info --json > "$out/info.json" || status=1
-for t in memscope_host_tests memscope_gpu_tests memscope_cli_tests; do
+for t in memscope_host_tests memscope_gpu_tests memscope_rdc_tests memscope_cli_tests; do
   echo "== $t" >> "$out/tests.txt"
   .dev/$t --gtest_brief=1 >> "$out/tests.txt" 2>&1 || status=1
-  echo "$t: $(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\]' "$out/tests.txt" | tail -n 3 | tr '\n' ' ')"
+  echo "$t: $(sed -n "/^== $t\$/,\$p" "$out/tests.txt" | grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\]' | tr '\n' ' ')"
 done
 .dev/memscope verify "${suites[@]}" > "$out/verify.txt" 2>&1 || status=1
 echo "verify: $(tail -n 1 "$out/verify.txt")"

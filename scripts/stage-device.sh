@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .dev && mkdir -p .dev
-cp build/src/memscope build/tests/memscope_gpu_tests build/tests/memscope_cli_tests build/tests/memscope_host_tests .dev/
+cp build/src/memscope build/tests/memscope_gpu_tests build/tests/memscope_cli_tests build/tests/memscope_host_tests build/tests/memscope_rdc_tests .dev/
 for f in .dev/*; do
   # Anything beyond libc/libstdc++/libm/libgcc would not load on the GPU host.
   if ldd "$f" | grep -vE 'linux-vdso|libstdc\+\+|libm\.so|libgcc_s|libc\.so|ld-linux' | grep -q '=>'; then

@@ -11,6 +11,11 @@ const registry& builtin_registry() {
     suites::register_coalescing(r);
     suites::register_bank_conflicts(r);
     suites::register_transpose(r);
+    suites::register_stencil(r);
+    suites::register_constant(r);
+    suites::register_constant_symbols(r);
+    suites::register_transform(r);
+    suites::register_readonly(r);
     return r;
   }();
   return reg;

@@ -9,5 +9,10 @@ void register_reduce(registry& reg);
 void register_coalescing(registry& reg);
 void register_bank_conflicts(registry& reg);
 void register_transpose(registry& reg);
+void register_stencil(registry& reg);
+void register_constant(registry& reg);
+void register_constant_symbols(registry& reg);
+void register_transform(registry& reg);
+void register_readonly(registry& reg);
 }  // namespace suites
 }  // namespace memscope

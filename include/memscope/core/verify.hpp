@@ -89,6 +89,20 @@ verify_result compare_exact(const T* got, std::size_t n, Want&& want) {
   return detail::report(t, n, "differ");
 }
 
+/// got[i] against want_tol(i) = {want, tolerance}: for checks whose tolerance depends on the
+/// element (a stencil's error scales with the magnitudes it combined, not with its result).
+template <class T, class WantTol>
+verify_result compare_within(const T* got, std::size_t n, WantTol&& want_tol) {
+  const auto t = detail::tally(n, [&](std::size_t i, double& g, double& w, double& err) {
+    const auto [want, tol] = want_tol(i);
+    g = static_cast<double>(got[i]);
+    w = want;
+    err = std::fabs(g - w);
+    return err <= tol;
+  });
+  return detail::report(t, n, "wrong");
+}
+
 /// A scalar result (a sum) against a double reference.
 inline verify_result compare_scalar(double got, double want, double tol, const char* what) {
   if (std::fabs(got - want) <= tol) return verify_result::pass();

@@ -1,0 +1,112 @@
+#pragma once
+// The constant cache's broadcast and serialisation, beside the other read paths.
+//
+// warp_load_kernel: each warp issues `iters` dependent loads in which its lanes read k distinct
+// 4-byte words ((lane % k) consecutive words). The constant cache serves one address per cycle,
+// so it should take k times as long as a broadcast; __ldg and plain global loads fetch one
+// 128-byte line whatever k; shared memory puts the k words in k different banks.
+// The tables hold zeros, and each load's index adds the previous load's value, so no load can
+// be hoisted or removed.
+//
+// constant_chase_kernel: one thread chases a random cycle through `ws` bytes of the constant
+// bank, one 64-byte line per step: latency per load as the working set outgrows each level.
+//
+// The __constant__ table and everything using it live in an anonymous namespace (see stencil.cuh).
+
+#include "memscope/constant/symbols.cuh"
+#include "memscope/core/cuda_check.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace memscope::broadcast {
+
+struct policy {
+  static constexpr int table_words = 16384;  // 64 KB of int: the whole constant bank
+  static constexpr int shared_words = 1024;
+  static constexpr int line_words = 16;      // 64-byte steps for the chase
+};
+
+enum class space { constant, ldg, shared, global };
+
+namespace {
+
+MEMSCOPE_CONSTANT_ARRAY(int, c_table, policy::table_words);
+
+template <space S>
+__device__ __forceinline__ int load(const int* g, const int* s, unsigned i) {
+  if constexpr (S == space::constant) return c_table[i];
+  else if constexpr (S == space::ldg) return __ldg(g + i);
+  else if constexpr (S == space::shared) return s[i];
+  else return g[i];
+}
+
+/// One warp per block. cycles[blockIdx.x] = clock64 cycles for `iters` warp-loads.
+template <space S>
+__global__ void warp_load_kernel(const int* g_table, unsigned k, unsigned iters, unsigned long long* cycles, int* sink) {
+  __shared__ int s_table[policy::shared_words];
+  for (int i = threadIdx.x; i < policy::shared_words; i += blockDim.x) s_table[i] = 0;
+  __syncwarp();
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned base = lane % k;
+  int zero = 0, acc = 0;
+  const long long t0 = clock64();
+  for (unsigned it = 0; it < iters; ++it) {
+    zero = load<S>(g_table, s_table, base + static_cast<unsigned>(zero));
+    acc += zero;
+  }
+  const long long t1 = clock64();
+  if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
+  sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+/// Thread 0 follows c_table[i] from index 0 for `iters` steps; *last receives the final index.
+__global__ void constant_chase_kernel(unsigned iters, unsigned long long* cycles, int* last) {
+  if (threadIdx.x != 0) return;
+  int i = 0;
+  const long long t0 = clock64();
+  for (unsigned it = 0; it < iters; ++it) i = c_table[i];
+  const long long t1 = clock64();
+  *cycles = static_cast<unsigned long long>(t1 - t0);
+  *last = i;
+}
+
+/// Fills the constant table: zeros for warp_load_kernel.
+inline void upload_zeros() {
+  symbols::to_symbol(c_table, std::vector<int>(policy::table_words, 0));
+}
+
+/// A random cyclic permutation of the 64-byte lines in the first `ws_bytes` of the table.
+/// Returns where the chase stands after `iters` steps from 0, for the check.
+inline int upload_chase(std::size_t ws_bytes, std::uint64_t seed, unsigned iters) {
+  const std::size_t lines = ws_bytes / (policy::line_words * sizeof(int));
+  std::vector<int> order(lines);
+  for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<int>(i);
+  std::uint64_t x = seed | 1;
+  for (std::size_t i = lines - 1; i > 0; --i) {  // Fisher-Yates with a xorshift
+    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+    std::swap(order[i], order[x % (i + 1)]);
+  }
+  std::vector<int> table(policy::table_words, 0);
+  for (std::size_t i = 0; i < lines; ++i)
+    table[order[i] * policy::line_words] = order[(i + 1) % lines] * policy::line_words;
+  symbols::to_symbol(c_table, table);
+  int at = 0;
+  for (unsigned it = 0; it < iters; ++it) at = table[at];
+  return at;
+}
+
+template <space S>
+void warp_loads(const int* g_table, unsigned k, unsigned iters, unsigned blocks, unsigned long long* cycles, int* sink,
+                cudaStream_t s) {
+  warp_load_kernel<S><<<blocks, 32, 0, s>>>(g_table, k, iters, cycles, sink);
+  MEMSCOPE_CHECK_LAUNCH("warp_load_kernel");
+}
+
+inline void constant_chase(unsigned iters, unsigned long long* cycles, int* last, cudaStream_t s) {
+  constant_chase_kernel<<<1, 32, 0, s>>>(iters, cycles, last);
+  MEMSCOPE_CHECK_LAUNCH("constant_chase_kernel");
+}
+
+}  // namespace
+}  // namespace memscope::broadcast

@@ -1,0 +1,186 @@
+#pragma once
+// 1D central-difference stencil of radius R (1..8), out[x] = sum c[i-1] * (in[x+i] - in[x-i]),
+// the seed's 9-point case being R = 4 with c = {-1, -2, 2, 1}. Boundary: zero outside [0, n)
+// (stencil_reference.hpp). Works for any n >= 2R + 1.
+//
+// One shared-memory tile body; thin kernels differ only in where the coefficients come from:
+//   global    a plain pointer (may alias `out`, so every load is a coherent global load)
+//   constant  a __constant__ array filled with cudaMemcpyToSymbol (warp-uniform: broadcast)
+//   restrict  a `const float* __restrict__` parameter (the compiler may use the read-only path)
+//   ldg       __ldg() on a plain pointer (the read-only path, explicitly)
+//   param     by value in the kernel's parameter space (itself constant memory)
+// plus `l1`: no shared memory, neighbours re-read from global memory through L1.
+//
+// Everything that touches the __constant__ symbol (kernels, the upload, the launchers) sits in
+// an anonymous namespace: without separable compilation a __constant__ variable belongs to one
+// translation unit, and an inline function shared between units could upload to one unit's copy
+// and launch the other's kernel. Each including unit gets its own, complete set.
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/launch.cuh"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memscope::stencil {
+
+struct policy {
+  static constexpr int block_threads = 256;
+  static constexpr int items_per_thread = 4;  // a tile of 1024 points plus 2R halo values
+  static constexpr int max_radius = 8;
+};
+
+enum class coef_source { global, constant, restrict_ptr, ldg, param, l1 };
+
+template <int R>
+struct coef_array {
+  float c[R];
+};
+
+namespace {
+
+__constant__ float c_stencil_coef[policy::max_radius];
+
+/// The tile body: a block computes points [x0, x0 + tile) from shared memory. `coef(i)` returns
+/// c[i] and is inlined, so each source compiles to its own load instruction.
+template <int R, class Coef>
+__device__ __forceinline__ void stencil_tile(const float* in, float* out, std::size_t n, Coef coef) {
+  constexpr int tile = policy::block_threads * policy::items_per_thread;
+  __shared__ float s[tile + 2 * R];
+  const std::size_t x0 = static_cast<std::size_t>(blockIdx.x) * tile;
+  // Tile plus halos, zero outside [0, n): one coalesced pass over tile + 2R values.
+  for (int k = threadIdx.x; k < tile + 2 * R; k += policy::block_threads) {
+    const long long g = static_cast<long long>(x0) + k - R;
+    s[k] = g >= 0 && g < static_cast<long long>(n) ? in[g] : 0.0f;
+  }
+  __syncthreads();
+  float c[R];
+#pragma unroll
+  for (int i = 0; i < R; ++i) c[i] = coef(i);
+#pragma unroll
+  for (int k = 0; k < policy::items_per_thread; ++k) {
+    const int lx = k * policy::block_threads + threadIdx.x;
+    const std::size_t x = x0 + lx;
+    if (x >= n) break;
+    float v = 0;
+#pragma unroll
+    for (int i = 1; i <= R; ++i) v += c[i - 1] * (s[R + lx + i] - s[R + lx - i]);
+    out[x] = v;
+  }
+}
+
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_global_kernel(const float* in, float* out, std::size_t n, const float* coef) {
+  stencil_tile<R>(in, out, n, [&](int i) { return coef[i]; });
+}
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_constant_kernel(const float* in, float* out, std::size_t n) {
+  stencil_tile<R>(in, out, n, [](int i) { return c_stencil_coef[i]; });
+}
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_restrict_kernel(const float* in, float* out, std::size_t n, const float* __restrict__ coef) {
+  stencil_tile<R>(in, out, n, [&](int i) { return coef[i]; });
+}
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_ldg_kernel(const float* in, float* out, std::size_t n, const float* coef) {
+  stencil_tile<R>(in, out, n, [&](int i) { return __ldg(coef + i); });
+}
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_param_kernel(const float* in, float* out, std::size_t n, coef_array<R> coef) {
+  stencil_tile<R>(in, out, n, [&](int i) { return coef.c[i]; });
+}
+
+/// No shared memory: each thread reads its 2R neighbours from global memory; the reuse is left
+/// to L1 (each value is loaded by 2R + 1 threads).
+template <int R>
+__global__ void __launch_bounds__(policy::block_threads)
+    stencil_l1_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n) {
+  const std::size_t x = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (x >= n) return;
+  float v = 0;
+#pragma unroll
+  for (int i = 1; i <= R; ++i) {
+    const float right = x + i < n ? in[x + i] : 0.0f;
+    const float left = x >= static_cast<std::size_t>(i) ? in[x - i] : 0.0f;
+    v += c_stencil_coef[i - 1] * (right - left);
+  }
+  out[x] = v;
+}
+
+/// Coefficients, where each source wants them. Upload once, launch many times.
+class coefficients {
+ public:
+  /// Throws std::invalid_argument unless 1 <= c.size() <= 8.
+  explicit coefficients(std::vector<float> c) : host_(std::move(c)) {
+    if (host_.empty() || host_.size() > static_cast<std::size_t>(policy::max_radius))
+      throw std::invalid_argument("stencil radius must be 1.." + std::to_string(policy::max_radius) + ", got " +
+                                  std::to_string(host_.size()) + " coefficients");
+    MEMSCOPE_CUDA_CALL(cudaMalloc(&device_, host_.size() * sizeof(float)));
+    MEMSCOPE_CUDA_CALL(cudaMemcpy(device_, host_.data(), host_.size() * sizeof(float), cudaMemcpyHostToDevice));
+    MEMSCOPE_CUDA_CALL(cudaMemcpyToSymbol(c_stencil_coef, host_.data(), host_.size() * sizeof(float)));
+  }
+  ~coefficients() {
+    if (device_) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFree(device_));
+  }
+  coefficients(const coefficients&) = delete;
+  coefficients& operator=(const coefficients&) = delete;
+
+  int radius() const { return static_cast<int>(host_.size()); }
+  const std::vector<float>& host() const { return host_; }
+  const float* device() const { return device_; }
+
+ private:
+  std::vector<float> host_;
+  float* device_ = nullptr;
+};
+
+namespace detail {
+template <int R>
+void launch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+  constexpr std::size_t tile = std::size_t{policy::block_threads} * policy::items_per_thread;
+  const auto grid = static_cast<unsigned>(ceil_div(n, tile));
+  constexpr int b = policy::block_threads;
+  switch (src) {
+    case coef_source::global: stencil_global_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::constant: stencil_constant_kernel<R><<<grid, b, 0, s>>>(in, out, n); break;
+    case coef_source::restrict_ptr: stencil_restrict_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::ldg: stencil_ldg_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::param: {
+      coef_array<R> a;
+      for (int i = 0; i < R; ++i) a.c[i] = c.host()[i];
+      stencil_param_kernel<R><<<grid, b, 0, s>>>(in, out, n, a);
+      break;
+    }
+    case coef_source::l1:
+      stencil_l1_kernel<R><<<static_cast<unsigned>(ceil_div(n, b)), b, 0, s>>>(in, out, n);
+      break;
+  }
+  MEMSCOPE_CHECK_LAUNCH("stencil kernel");
+}
+
+template <int R = 1>
+void dispatch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+  if constexpr (R <= policy::max_radius) {
+    if (c.radius() == R) launch<R>(src, in, out, n, c, s);
+    else dispatch<R + 1>(src, in, out, n, c, s);
+  }
+}
+}  // namespace detail
+
+/// out[x] for every x < n. Throws std::invalid_argument when n < 2R + 1 (smaller than the stencil).
+inline void apply(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+  if (n < static_cast<std::size_t>(2 * c.radius() + 1))
+    throw std::invalid_argument("stencil of radius " + std::to_string(c.radius()) + " needs n >= " +
+                                std::to_string(2 * c.radius() + 1) + ", got n = " + std::to_string(n));
+  detail::dispatch(src, in, out, n, c, s);
+}
+
+}  // namespace
+}  // namespace memscope::stencil
