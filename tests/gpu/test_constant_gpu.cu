@@ -9,6 +9,8 @@
 #include "memscope/core/verify.hpp"
 #include "memscope/global/readonly_gather.cuh"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -123,7 +125,10 @@ std::string find_cuobjdump() {
 /// SASS of every function in this executable whose name contains `needle`, from cuobjdump.
 std::map<std::string, std::string> sass_of(const std::string& tool, const std::string& needle) {
   std::map<std::string, std::string> out;
-  FILE* p = popen((tool + " --dump-sass /proc/self/exe 2>/dev/null").c_str(), "r");
+  // Resolve our own path here: inside popen's shell, /proc/self would be the shell.
+  char self[4096] = {};
+  if (readlink("/proc/self/exe", self, sizeof self - 1) <= 0) return out;
+  FILE* p = popen((tool + " --dump-sass '" + self + "' 2>/dev/null").c_str(), "r");
   if (!p) return out;
   std::string line, current;
   char buf[4096];

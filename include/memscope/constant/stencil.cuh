@@ -30,6 +30,7 @@ struct policy {
   static constexpr int block_threads = 256;
   static constexpr int items_per_thread = 4;  // a tile of 1024 points plus 2R halo values
   static constexpr int max_radius = 8;
+  static_assert(2 * max_radius <= block_threads, "one thread per halo value");
 };
 
 enum class coef_source { global, constant, restrict_ptr, ldg, param, l1 };
@@ -50,11 +51,23 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
   constexpr int tile = policy::block_threads * policy::items_per_thread;
   __shared__ float s[tile + 2 * R];
   const std::size_t x0 = static_cast<std::size_t>(blockIdx.x) * tile;
-  // Tile plus halos, zero outside [0, n): one coalesced pass over tile + 2R values.
-  for (int k = threadIdx.x; k < tile + 2 * R; k += policy::block_threads) {
-    const long long g = static_cast<long long>(x0) + k - R;
-    s[k] = g >= 0 && g < static_cast<long long>(n) ? in[g] : 0.0f;
+  // The tile as the copy kernel reads it (docs/bandwidth.md): items_per_thread aligned,
+  // coalesced loads in flight per thread before any is used; then the 2R halo values, which
+  // neighbouring blocks also read (L2 serves the second read). Zero outside [0, n).
+  float v[policy::items_per_thread];
+#pragma unroll
+  for (int k = 0; k < policy::items_per_thread; ++k) {
+    const std::size_t g = x0 + k * policy::block_threads + threadIdx.x;
+    v[k] = g < n ? in[g] : 0.0f;
   }
+  if (threadIdx.x < 2 * R) {
+    const bool left = threadIdx.x < R;
+    const long long g = left ? static_cast<long long>(x0) - R + threadIdx.x
+                             : static_cast<long long>(x0) + tile + (threadIdx.x - R);
+    s[left ? threadIdx.x : tile + threadIdx.x] = g >= 0 && g < static_cast<long long>(n) ? in[g] : 0.0f;
+  }
+#pragma unroll
+  for (int k = 0; k < policy::items_per_thread; ++k) s[R + k * policy::block_threads + threadIdx.x] = v[k];
   __syncthreads();
   float c[R];
 #pragma unroll
