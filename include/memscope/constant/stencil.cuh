@@ -20,6 +20,7 @@
 #include "memscope/core/launch.cuh"
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,7 +50,10 @@ __constant__ float c_stencil_coef[policy::max_radius];
 template <int R, class Coef>
 __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::size_t n, Coef coef) {
   constexpr int tile = policy::block_threads * policy::items_per_thread;
-  __shared__ float s[tile + 2 * R];
+  // Rounded up so that the compute stage's 16-byte window reads never run past the array.
+  constexpr int window = policy::items_per_thread + 2 * R;
+  constexpr int window_vecs = (window + 3) / 4;
+  __shared__ __align__(16) float s[tile + 4 * window_vecs];
   const std::size_t x0 = static_cast<std::size_t>(blockIdx.x) * tile;
   // The tile as the copy kernel reads it (docs/bandwidth.md): items_per_thread aligned,
   // coalesced loads in flight per thread before any is used; then the 2R halo values, which
@@ -68,19 +72,38 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
   }
 #pragma unroll
   for (int k = 0; k < policy::items_per_thread; ++k) s[R + k * policy::block_threads + threadIdx.x] = v[k];
+  // The window's round-up past the halo is read but never used: define it anyway.
+  if (threadIdx.x < 4 * window_vecs - 2 * R) s[tile + 2 * R + threadIdx.x] = 0.0f;
   __syncthreads();
   float c[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) c[i] = coef(i);
+  // Each thread computes items_per_thread consecutive points from a register window of
+  // items + 2R values, read as 16-byte vectors: (items + 2R) / 4 shared loads instead of
+  // 2R per point, which is what bounds large radii (docs/constant-and-readonly.md).
+  static_assert(policy::items_per_thread == 4, "one float4 of outputs per thread");
+  const int lx = policy::items_per_thread * threadIdx.x;  // s[lx] holds in[x0 + lx - R]
+  float w[4 * window_vecs];
 #pragma unroll
-  for (int k = 0; k < policy::items_per_thread; ++k) {
-    const int lx = k * policy::block_threads + threadIdx.x;
-    const std::size_t x = x0 + lx;
-    if (x >= n) break;
-    float v = 0;
+  for (int q = 0; q < window_vecs; ++q) {
+    const float4 f = reinterpret_cast<const float4*>(s + lx)[q];
+    w[4 * q] = f.x; w[4 * q + 1] = f.y; w[4 * q + 2] = f.z; w[4 * q + 3] = f.w;
+  }
+  float r[4];
 #pragma unroll
-    for (int i = 1; i <= R; ++i) v += c[i - 1] * (s[R + lx + i] - s[R + lx - i]);
-    out[x] = v;
+  for (int j = 0; j < 4; ++j) {
+    float acc = 0;
+#pragma unroll
+    for (int i = 1; i <= R; ++i) acc += c[i - 1] * (w[R + j + i] - w[R + j - i]);
+    r[j] = acc;
+  }
+  const std::size_t x = x0 + lx;
+  if (x + 4 <= n) {
+    *reinterpret_cast<float4*>(out + x) = make_float4(r[0], r[1], r[2], r[3]);  // x is a multiple of 4
+  } else {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (x + j < n) out[x + j] = r[j];
   }
 }
 
@@ -187,8 +210,11 @@ void dispatch(coef_source src, const float* in, float* out, std::size_t n, const
 }
 }  // namespace detail
 
-/// out[x] for every x < n. Throws std::invalid_argument when n < 2R + 1 (smaller than the stencil).
+/// out[x] for every x < n. Throws std::invalid_argument when n < 2R + 1 (smaller than the
+/// stencil) or when `out` is not 16-byte aligned (the tile kernels store float4s).
 inline void apply(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+  if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
+    throw std::invalid_argument("stencil output must be 16-byte aligned (cudaMalloc memory is)");
   if (n < static_cast<std::size_t>(2 * c.radius() + 1))
     throw std::invalid_argument("stencil of radius " + std::to_string(c.radius()) + " needs n >= " +
                                 std::to_string(2 * c.radius() + 1) + ", got n = " + std::to_string(n));
