@@ -5,6 +5,10 @@
 #include "harness/results.hpp"
 #include "harness/runner.hpp"
 #include "harness/text_output.hpp"
+#include "advise/advisor.hpp"
+#include "report/bundled_profile.hpp"
+#include "report/compare.hpp"
+#include "report/html_report.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/version.hpp"
 
@@ -26,7 +30,12 @@ struct run_flags {
   std::vector<std::string> axes;
   bool quick = false, cold = false;
   int device = 0;
-  std::string json_path, csv_path, markdown_path;
+  std::string json_path, csv_path, markdown_path, report_path;
+};
+
+struct advise_flags {
+  std::string bytes, access, sharing, results;
+  bool read_only = false, written = false, temporary = false;
 };
 
 std::string join_args(int argc, char** argv) {
@@ -104,10 +113,77 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
 
   print_table(doc, std::cout);
   if (!f.json_path.empty()) save_results(doc, f.json_path);
+  write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc); });
   write_file(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
   write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o); });
   std::cout << summary_line(doc) << std::endl;
   return all_passed(doc) ? exit_ok : exit_check_failed;
+}
+
+/// The given results files merged, or the bundled H200 profile when none is given.
+results_doc load_docs(const std::vector<std::string>& paths) {
+  if (paths.empty()) {
+    if (auto p = bundled_profile()) return *p;
+    throw usage_error("no results file given and no reference profile is bundled in this build");
+  }
+  std::vector<results_doc> docs;
+  for (const auto& p : paths) docs.push_back(load_results(p));
+  return merge(docs);
+}
+
+int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
+  if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
+  const results_doc doc = load_docs(files);
+  write_file(html, [&](std::ostream& o) { o << report::render_html(doc); });
+  write_file(md, [&](std::ostream& o) { write_markdown(doc, o); });
+  std::cerr << "memscope: report of " << doc.results.size() << " rows from "
+            << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
+            << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';
+  return exit_ok;
+}
+
+int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set) {
+  const results_doc a = load_results(a_path), b = load_results(b_path);
+  const auto c = report::compare(a, b);
+  report::print(c, a, b, std::cout);
+  if (fail_set) {
+    const auto reg = report::regressions(c, fail_pct);
+    if (!reg.empty()) {
+      std::cout << reg.size() << " regression" << (reg.size() == 1 ? "" : "s") << " beyond " << fail_pct << "%\n";
+      return exit_check_failed;
+    }
+  }
+  return exit_ok;
+}
+
+int do_advise(const advise_flags& f) {
+  advise::query q;
+  if (!f.bytes.empty()) {
+    const auto b = parse_int_value(f.bytes);
+    if (b < 1) throw usage_error("--bytes must be at least 1");
+    q.bytes = static_cast<std::uint64_t>(b);
+  }
+  if (f.read_only && f.written) throw usage_error("--read-only and --written contradict each other");
+  q.mut = f.read_only ? advise::mutability::read_only : f.written ? advise::mutability::written : advise::mutability::unknown;
+  if (!f.access.empty()) q.access = advise::parse_access(f.access);
+  if (!f.sharing.empty()) q.share = advise::parse_sharing(f.sharing);
+  q.temporary = f.temporary;
+  std::optional<results_doc> profile;
+  std::string source;
+  if (!f.results.empty()) {
+    profile = load_results(f.results);
+    source = f.results;
+  } else if ((profile = bundled_profile())) {
+    source = std::string(bundled_profile_source()) + " (bundled)";
+  }
+  const auto a = advise::advise(q, profile ? &*profile : nullptr);
+  std::cout << "use:        " << a.memory << "\n"
+            << "how:        " << a.technique << "\n"
+            << "why:        " << a.reason << "\n";
+  for (const auto& e : a.evidence) std::cout << "measured:   " << e << "\n";
+  std::cout << "see:        include/" << a.header << ", memscope run " << a.suite << "\n"
+            << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
+  return exit_ok;
 }
 
 void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
@@ -144,6 +220,32 @@ int run_cli(int argc, char** argv) {
   run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md)");
   run->add_option("--csv", rf.csv_path, "write one CSV row per case point");
   run->add_option("--markdown", rf.markdown_path, "write a Markdown table");
+  run->add_option("--report", rf.report_path, "write the HTML report of this run");
+
+  std::vector<std::string> report_files;
+  std::string report_html, report_md;
+  auto* rep = app.add_subcommand("report", "turn results files (or the bundled H200 profile) into one HTML page");
+  rep->add_option("results", report_files, "results JSON files from one GPU (default: the bundled profile)");
+  rep->add_option("-o,--output", report_html, "HTML file to write");
+  rep->add_option("--markdown", report_md, "Markdown summary to write");
+
+  std::string cmp_a, cmp_b;
+  double fail_pct = 0;
+  auto* cmp = app.add_subcommand("compare", "compare two results files case by case");
+  cmp->add_option("a", cmp_a, "baseline results JSON")->required();
+  cmp->add_option("b", cmp_b, "new results JSON")->required();
+  auto* fail_opt = cmp->add_option("--fail-on-regression", fail_pct, "exit 1 when a case is slower by more than PCT percent")
+                       ->check(CLI::Range(0.0, 1e6));
+
+  advise_flags af;
+  auto* adv = app.add_subcommand("advise", "which memory for my data? the seeds' decision tree with measured figures");
+  adv->add_option("--bytes", af.bytes, "size of the data (1000, 64K, 16M, 2^20...)");
+  adv->add_flag("--read-only", af.read_only, "kernels only read it");
+  adv->add_flag("--written", af.written, "kernels write it");
+  adv->add_option("--access", af.access, "how a warp reads it: uniform (one address), coalesced, irregular");
+  adv->add_option("--sharing", af.sharing, "who shares it: thread, block, grid (across blocks)");
+  adv->add_flag("--temporary", af.temporary, "short-lived per-thread values, written often");
+  adv->add_option("--results", af.results, "figures from this results file (default: the bundled profile)");
 
   run_flags vf;
   auto* verify = app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
@@ -154,7 +256,8 @@ int run_cli(int argc, char** argv) {
   const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
   if (argc > 1 && argv[1][0] != '-' && !known) {
-    std::cerr << "memscope: error: unknown command '" << argv[1] << "' (commands: info, list, run, verify)\n";
+    std::cerr << "memscope: error: unknown command '" << argv[1]
+              << "' (commands: info, list, run, verify, report, compare, advise)\n";
     return exit_usage;
   }
   try {
@@ -169,11 +272,21 @@ int run_cli(int argc, char** argv) {
     if (*list) return do_list(list_patterns);
     if (*run) return do_run(rf, false, command);
     if (*verify) return do_run(vf, true, command);
+    if (*rep) return do_report(report_files, report_html, report_md);
+    if (*cmp) return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0);
+    if (*adv) return do_advise(af);
+  } catch (const results_error& e) {
+    std::cerr << "memscope: error: " << e.what() << '\n';
+    return exit_usage;
   } catch (const usage_error& e) {
     std::cerr << "memscope: error: " << e.what() << '\n';
     return exit_usage;
   } catch (const no_device_error& e) {
-    std::cerr << "memscope: error: " << e.what() << "; `memscope list` and `--help` work without a GPU\n";
+    std::cerr << "memscope: error: " << e.what() << "; `memscope list` and `--help` work without a GPU"
+              << (*bundled_profile_json() ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "
+                                                        "from an H200 profile built in (") + bundled_profile_source() + ")"
+                                          : std::string())
+              << "\n";
     return exit_no_device;
   } catch (const std::exception& e) {
     std::cerr << "memscope: error: " << e.what() << '\n';

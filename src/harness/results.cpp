@@ -214,6 +214,22 @@ results_doc results_from_json(const json& j) {
   }
 }
 
+results_doc merge(const std::vector<results_doc>& docs) {
+  if (docs.empty()) throw results_error("nothing to merge");
+  results_doc out = docs.front();
+  for (std::size_t i = 1; i < docs.size(); ++i) {
+    const auto& d = docs[i];
+    // One model, not necessarily one board: runs lent on different H200s still describe the H200.
+    if (d.device.name != out.device.name || d.device.compute_capability() != out.device.compute_capability() ||
+        d.device.sm_count != out.device.sm_count || d.device.total_global_mem != out.device.total_global_mem)
+      throw results_error("results from different GPU models (" + out.device.name + ", " + d.device.name +
+                          ") cannot be merged into one report: compare them instead");
+    out.command += " + " + d.command;
+    out.results.insert(out.results.end(), d.results.begin(), d.results.end());
+  }
+  return out;
+}
+
 void save_results(const results_doc& doc, const std::string& path) {
   std::ofstream out(path);
   if (!out) throw results_error("cannot write results file '" + path + "'");

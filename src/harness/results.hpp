@@ -67,6 +67,10 @@ device_info device_info_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const results_doc& doc);
 results_doc results_from_json(const nlohmann::json& j);
 
+/// Several runs on one GPU model as one document (the first one's header, every row). Throws
+/// results_error when the models differ (name, compute capability, SMs, memory).
+results_doc merge(const std::vector<results_doc>& docs);
+
 void save_results(const results_doc& doc, const std::string& path);
 results_doc load_results(const std::string& path);
 

@@ -1,6 +1,7 @@
 // The command line as a user meets it: bad input gets one clear line and a non-zero exit.
 #include "cli/cli.hpp"
 #include "core/device_query.hpp"
+#include "harness/results.hpp"
 
 #include <gtest/gtest.h>
 
@@ -109,4 +110,97 @@ TEST(Cli, GpuVerifyEndsWithSummary) {
   EXPECT_EQ(r.code, 0) << r.out;
   const auto last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
   EXPECT_NE(last.find(" passed, 0 failed"), std::string::npos) << r.out;
+}
+
+namespace {
+std::string temp_results(const std::string& name, double median, const std::string& suite = "bandwidth") {
+  memscope::results_doc d;
+  d.tool_version = "0.1.0";
+  d.commit = "test";
+  d.mode = "run";
+  d.command = "memscope run";
+  d.device.name = "Test GPU";
+  memscope::case_result r;
+  r.suite = suite;
+  r.name = "copy";
+  r.axes = {{"bytes", std::int64_t{1} << 30}};
+  r.axes_label = "bytes=2^30";
+  r.status = memscope::case_status::ok;
+  r.verification = memscope::verification_status::passed;
+  r.timed = true;
+  r.stats.count = 10;
+  r.stats.median = r.stats.min = r.stats.max = r.stats.mean = median;
+  r.stats.noise = 0.001;
+  d.results.push_back(r);
+  const std::string path = ::testing::TempDir() + name;
+  memscope::save_results(d, path);
+  return path;
+}
+}  // namespace
+
+TEST(Cli, ReportCompareAdviseBadInput) {
+  using memscope::exit_usage;
+  const std::string truncated = ::testing::TempDir() + "truncated.json";
+  std::FILE* f = std::fopen(truncated.c_str(), "w");
+  std::fputs("{\"format\": \"memscope-results\", \"format_vers", f);
+  std::fclose(f);
+  const std::string other = ::testing::TempDir() + "other.json";
+  f = std::fopen(other.c_str(), "w");
+  std::fputs("{\"benchmarks\": []}", f);
+  std::fclose(f);
+  expect_one_line_error("report", exit_usage, "say where to write it");
+  expect_one_line_error("report /nonexistent.json -o /tmp/x.html", exit_usage, "cannot open");
+  expect_one_line_error("report " + truncated + " -o /tmp/x.html", exit_usage, "not valid JSON");
+  expect_one_line_error("report " + other + " -o /tmp/x.html", exit_usage, "not a memscope results file");
+  expect_one_line_error("compare /nonexistent.json " + truncated, exit_usage, "cannot open");
+  expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"), exit_usage,
+                        "no timed case in common");
+  expect_one_line_error("advise --read-only --written", exit_usage, "contradict");
+  expect_one_line_error("advise --temporary --read-only", exit_usage, "contradict");
+  expect_one_line_error("advise --bytes 0 --read-only", exit_usage, "at least 1");
+  expect_one_line_error("advise --bytes lots --read-only", exit_usage, "not a valid integer");
+  expect_one_line_error("advise --access sometimes --read-only", exit_usage, "uniform, coalesced");
+  expect_one_line_error("advise --bytes 64", exit_usage, "--read-only or --written");
+}
+
+TEST(Cli, CompareVerdictsAndRegressionGate) {
+  const auto a = temp_results("base.json", 1.0e-3), same = temp_results("same.json", 1.001e-3),
+             slow = temp_results("slow.json", 1.25e-3);
+  const auto r1 = run("compare " + a + " " + same + " --fail-on-regression 5");
+  EXPECT_EQ(r1.code, 0) << r1.out;
+  EXPECT_NE(r1.out.find("1 same within the noise"), std::string::npos) << r1.out;
+  const auto r2 = run("compare " + a + " " + slow + " --fail-on-regression 5");
+  EXPECT_EQ(r2.code, memscope::exit_check_failed) << r2.out;
+  EXPECT_NE(r2.out.find("slower"), std::string::npos) << r2.out;
+  const auto r3 = run("compare " + a + " " + slow);  // no gate: a report, not a failure
+  EXPECT_EQ(r3.code, 0) << r3.out;
+}
+
+TEST(Cli, ReportWritesAPageAndMarkdown) {
+  const auto in = temp_results("r.json", 1e-3);
+  const std::string html = ::testing::TempDir() + "r.html", md = ::testing::TempDir() + "r.md";
+  const auto r = run("report " + in + " -o " + html + " --markdown " + md);
+  EXPECT_EQ(r.code, 0) << r.out;
+  std::FILE* f = std::fopen(html.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  std::string text(1 << 16, '\0');
+  text.resize(std::fread(text.data(), 1, text.size(), f));
+  std::fclose(f);
+  EXPECT_NE(text.find("<svg class=\"chart\""), std::string::npos);
+}
+
+TEST(Cli, AdviseAnswersTheSeedsExamples) {
+  const std::pair<const char*, const char*> examples[] = {
+      {"--read-only --bytes 16 --access uniform", "use:        constant memory"},                     // filter coefficients
+      {"--read-only --bytes 64 --access uniform", "use:        constant memory"},                     // a 4x4 matrix
+      {"--read-only --bytes 256M --access irregular", "use:        global memory"},                   // a large lookup table
+      {"--written --bytes 1K --sharing block", "use:        shared memory"},                          // per-block partial sums
+      {"--written --bytes 256K --sharing grid --access irregular", "use:        distributed shared"}, // a histogram across blocks
+  };
+  for (const auto& [args, want] : examples) {
+    const auto r = run(std::string("advise ") + args);
+    EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
+    EXPECT_NE(r.out.find("measured:"), std::string::npos) << r.out;
+  }
 }

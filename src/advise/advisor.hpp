@@ -1,0 +1,44 @@
+#pragma once
+// `memscope advise`: the seeds' memory-choice decision tree (001, section 4), corrected by what
+// memscope measured, answering with the memory space, the technique, the reason, a figure
+// measured on a GPU (the user's results, or the bundled H200 profile), and where memscope shows
+// it (header and suite). Pure C++.
+
+#include "harness/results.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memscope::advise {
+
+enum class mutability { unknown, read_only, written };
+enum class warp_access { unknown, uniform, coalesced, irregular };  // uniform: a warp reads one address
+enum class sharing { unknown, thread, block, grid };               // who uses the same data
+
+struct query {
+  std::optional<std::uint64_t> bytes;
+  mutability mut = mutability::unknown;
+  warp_access access = warp_access::unknown;
+  sharing share = sharing::unknown;
+  bool temporary = false;  // short-lived per-thread values, written often
+};
+
+struct answer {
+  std::string branch;     // which leaf of the tree (stable, for tests and scripts)
+  std::string memory;     // "constant memory", "shared memory", ...
+  std::string technique;  // what to write
+  std::string reason;
+  std::vector<std::string> evidence;  // measured figures, each naming its source row
+  std::string header, suite;          // where memscope demonstrates it
+};
+
+/// Throws usage_error for contradictory or missing facts. `profile` may be null (no figures).
+answer advise(const query& q, const results_doc* profile);
+
+/// Parses "uniform"/"coalesced"/"irregular" and "thread"/"block"/"grid"; throws usage_error.
+warp_access parse_access(const std::string& s);
+sharing parse_sharing(const std::string& s);
+
+}  // namespace memscope::advise

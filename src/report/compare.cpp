@@ -1,0 +1,83 @@
+#include "report/compare.hpp"
+
+#include "harness/axis.hpp"
+#include "harness/text_output.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace memscope::report {
+
+const char* to_string(verdict v) {
+  switch (v) {
+    case verdict::faster: return "faster";
+    case verdict::slower: return "slower";
+    case verdict::same: return "same";
+  }
+  return "?";
+}
+
+std::size_t comparison::count(verdict v) const {
+  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](const comparison_row& r) { return r.v == v; }));
+}
+
+namespace {
+std::string key(const case_result& r) { return r.id() + " " + r.axes_label; }
+}  // namespace
+
+comparison compare(const results_doc& a, const results_doc& b) {
+  std::map<std::string, const case_result*> in_b;
+  for (const auto& r : b.results)
+    if (r.timed) in_b[key(r)] = &r;
+  comparison c;
+  std::size_t matched_b = 0;
+  for (const auto& ra : a.results) {
+    if (!ra.timed) continue;
+    const auto it = in_b.find(key(ra));
+    if (it == in_b.end()) {
+      ++c.only_a;
+      continue;
+    }
+    ++matched_b;
+    const case_result& rb = *it->second;
+    comparison_row row;
+    row.id = ra.id();
+    row.axes_label = ra.axes_label;
+    row.median_a = ra.stats.median;
+    row.median_b = rb.stats.median;
+    row.ratio = rb.stats.median / ra.stats.median;
+    row.threshold = std::max(0.01, 2 * std::sqrt(ra.stats.noise * ra.stats.noise + rb.stats.noise * rb.stats.noise));
+    row.v = std::fabs(row.ratio - 1) <= row.threshold ? verdict::same : row.ratio < 1 ? verdict::faster : verdict::slower;
+    c.rows.push_back(row);
+  }
+  c.only_b = in_b.size() - matched_b;
+  if (c.rows.empty()) throw usage_error("the two results files have no timed case in common");
+  return c;
+}
+
+std::vector<const comparison_row*> regressions(const comparison& c, double pct) {
+  std::vector<const comparison_row*> out;
+  for (const auto& r : c.rows)
+    if (r.v == verdict::slower && (r.ratio - 1) * 100 > pct) out.push_back(&r);
+  return out;
+}
+
+void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
+  out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", a.command, a.device.name, a.commit, a.created_utc,
+                     b.command, b.device.name, b.commit, b.created_utc);
+  std::size_t w0 = 4, w1 = 4;
+  for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
+  out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median", "B median",
+                     "B/A time", "noise", "verdict");
+  for (const auto& r : c.rows)
+    out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>7.3f}x  {:>5.1f}%  {}\n", r.id, w0, r.axes_label, w1,
+                       format_seconds(r.median_a), format_seconds(r.median_b), r.ratio, 100 * r.threshold, to_string(r.v));
+  out << fmt::format("{} compared: {} faster, {} slower, {} same within the noise; {} only in A, {} only in B\n",
+                     c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same), c.only_a,
+                     c.only_b);
+}
+
+}  // namespace memscope::report

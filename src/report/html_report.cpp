@@ -1,0 +1,123 @@
+#include "report/html_report.hpp"
+
+#include "harness/text_output.hpp"
+#include "report/suite_charts.hpp"
+#include "report/svg_chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace memscope::report {
+namespace {
+
+const char* const style = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#111827}
+header{background:#111827;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}
+header p{margin:4px 0 0;color:#9ca3af;font-size:13px}
+main{padding:16px 32px;max-width:1280px}
+section{background:#fff;border-radius:8px;padding:16px 20px;margin:16px 0;box-shadow:0 1px 2px rgba(0,0,0,.08)}
+h2{margin:0 0 8px;font-size:18px}.cards{display:flex;flex-wrap:wrap;gap:10px}
+.card{background:#f9fafb;border:1px solid #e5e7eb;border-radius:6px;padding:8px 12px;min-width:150px}
+.card b{display:block;font-size:17px}.card span{font-size:12px;color:#6b7280}
+table{border-collapse:collapse;font-size:12px;width:100%;margin-top:8px}
+th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
+th:nth-child(-n+2),td:nth-child(-n+2){text-align:left}td.metrics{text-align:left;white-space:normal;color:#4b5563}
+tr.fail td{background:#fee2e2}tr.skipped td{color:#9ca3af}
+details summary{cursor:pointer;color:#2563eb;font-size:13px;margin-top:8px}
+svg.chart{display:block;margin:10px 0;max-width:100%;height:auto}
+svg .title{font-size:14px;font-weight:600}svg .tick{font-size:11px;fill:#374151}svg .label{font-size:12px;fill:#374151}
+svg .legend{font-size:11px;fill:#111827}svg .grid{stroke:#e5e7eb}svg .axis{stroke:#6b7280}
+svg .mark{stroke:#9333ea;stroke-dasharray:3 3}svg .marklabel{font-size:10px;fill:#7e22ce}
+svg .bar{fill:#60a5fa}svg .bar.peer{fill:#f59e0b}svg .ref{stroke:#dc2626;stroke-width:1.5;stroke-dasharray:5 3}
+.ok{color:#16a34a}.bad{color:#dc2626}
+)css";
+
+std::string card(const std::string& value, const std::string& what) {
+  return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", html_escape(value), html_escape(what));
+}
+
+std::string device_section(const results_doc& doc) {
+  const auto& d = doc.device;
+  std::string o = "<section id=\"device\"><h2>Device and ceilings</h2><div class=\"cards\">";
+  o += card(d.name, fmt::format("sm_{}{}, {} SMs", d.cc_major, d.cc_minor, d.sm_count));
+  if (doc.copy_ceiling_gbps > 0)
+    o += card(fmt::format("{:.0f} GB/s", doc.copy_ceiling_gbps),
+              fmt::format("copy ceiling (cudaMemcpy D2D, {} MiB, same run)", doc.copy_ceiling_bytes >> 20));
+  o += card(fmt::format("{:.0f} GB/s", d.theoretical_dram_gbps),
+            fmt::format("theoretical DRAM ({}-bit, {} MHz)", d.memory_bus_width_bits, d.memory_clock_khz / 1000));
+  o += card(fmt::format("{:.1f} GiB", d.total_global_mem / 1073741824.0), "global memory");
+  o += card(fmt::format("{:.0f} MiB", d.l2_bytes / 1048576.0), fmt::format("L2 ({:.1f} MiB persisting max)", d.persisting_l2_max_bytes / 1048576.0));
+  o += card(fmt::format("{} KiB", d.shared_per_block_optin / 1024),
+            fmt::format("shared per block opt-in ({} KiB per SM)", d.shared_per_sm / 1024));
+  o += card(fmt::format("{} KiB", d.total_const_mem / 1024), "constant memory");
+  o += card(d.cluster_launch ? fmt::format("{} / {}", d.max_cluster_size_portable, d.max_cluster_size_nonportable) : "none",
+            "max cluster (portable / non-portable)");
+  o += card(fmt::format("{} MHz", d.sm_clock_khz / 1000), "SM clock (peak)");
+  o += card(format_cuda_version(d.driver_version) + " / " + format_cuda_version(d.runtime_version), "driver / runtime");
+  return o + "</div></section>";
+}
+
+std::string table(const std::vector<const case_result*>& rows) {
+  std::string o =
+      "<table><thead><tr><th>case</th><th>axes</th><th>n</th><th>median</th><th>min</th><th>max</th><th>noise</th>"
+      "<th>GB/s</th><th>of copy</th><th>check</th><th>figures</th></tr></thead><tbody>";
+  for (const auto* r : rows) {
+    const char* cls = r->status == case_status::ok ? "" : r->status == case_status::skipped ? " class=\"skipped\"" : " class=\"fail\"";
+    std::string metrics;
+    for (const auto& [k, v] : r->metrics) metrics += fmt::format("{}{} = {:.4g}", metrics.empty() ? "" : "; ", k, v);
+    if (!r->message.empty()) metrics += (metrics.empty() ? "" : "; ") + r->message;
+    if (r->status == case_status::fail) metrics += (metrics.empty() ? "" : "; ") + r->verification_detail;
+    const bool bytes = r->timed && r->bytes_read + r->bytes_written > 0;
+    o += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"metrics\">{}</td></tr>",
+                     cls, html_escape(r->name), html_escape(r->axes_label), r->timed ? std::to_string(r->stats.count) : "-",
+                     r->timed ? format_seconds(r->stats.median) : "-", r->timed ? format_seconds(r->stats.min) : "-",
+                     r->timed ? format_seconds(r->stats.max) : "-", r->timed ? fmt::format("{:.1f}%", 100 * r->stats.noise) : "-",
+                     bytes ? fmt::format("{:.0f}", r->gbps) : "-", bytes && r->fraction_of_copy > 0 ? fmt::format("{:.3f}x", r->fraction_of_copy) : "-",
+                     to_string(r->status), html_escape(metrics));
+  }
+  return o + "</tbody></table>";
+}
+
+}  // namespace
+
+std::vector<double> level_edges(std::vector<std::pair<double, double>> curve, double factor) {
+  std::sort(curve.begin(), curve.end());
+  std::vector<double> edges;
+  for (std::size_t i = 1; i < curve.size(); ++i)
+    if (curve[i - 1].second > 0 && curve[i].second > factor * curve[i - 1].second) edges.push_back(curve[i - 1].first);
+  return edges;
+}
+
+std::string render_html(const results_doc& doc) {
+  std::vector<std::string> order;
+  std::map<std::string, suite_rows> by_suite;
+  for (const auto& r : doc.results) {
+    if (!by_suite.count(r.suite)) order.push_back(r.suite);
+    by_suite[r.suite].push_back(&r);
+  }
+  std::size_t passed = 0, failed = 0;
+  for (const auto& r : doc.results) (r.status == case_status::ok || r.status == case_status::skipped ? passed : failed)++;
+
+  std::string o = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>memscope report: " +
+                  html_escape(doc.device.name) + "</title><style>" + style + "</style></head><body>";
+  o += fmt::format("<header><h1>memscope: the memory hierarchy of {}</h1><p>memscope {} ({}) &middot; {} &middot; <code>{}</code> "
+                   "&middot; <span class=\"{}\">{} passed, {} failed</span></p></header><main>",
+                   html_escape(doc.device.name), html_escape(doc.tool_version), html_escape(doc.commit),
+                   html_escape(doc.created_utc), html_escape(doc.command), failed ? "bad" : "ok", passed, failed);
+  o += device_section(doc);
+  for (const auto& suite : order) {
+    const auto& rows = by_suite[suite];
+    o += fmt::format("<section id=\"suite-{0}\"><h2>{0}</h2>", html_escape(suite));
+    for (const auto& svg : charts_for(suite, rows, doc)) o += svg;
+    o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 ? " open" : "",
+                     rows.size(), table(rows));
+  }
+  // The page checks itself: a headless browser reads data-charts (tests/report).
+  o += "</main><script>document.body.setAttribute('data-charts', String(document.querySelectorAll('svg.chart').length));"
+       "</script></body></html>\n";
+  return o;
+}
+
+}  // namespace memscope::report

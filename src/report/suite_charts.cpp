@@ -1,0 +1,241 @@
+#include "report/suite_charts.hpp"
+
+#include "report/html_report.hpp"
+#include "report/svg_chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace memscope::report {
+namespace {
+
+std::optional<std::int64_t> int_axis(const case_result& r, const std::string& name) {
+  for (const auto& [k, v] : r.axes)
+    if (k == name && std::holds_alternative<std::int64_t>(v)) return std::get<std::int64_t>(v);
+  return std::nullopt;
+}
+
+std::string str_axis(const case_result& r, const std::string& name) {
+  for (const auto& [k, v] : r.axes)
+    if (k == name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return {};
+}
+
+double metric(const case_result& r, const std::string& name) {
+  const auto it = r.metrics.find(name);
+  return it == r.metrics.end() ? std::nan("") : it->second;
+}
+
+/// The largest value an integer axis takes among timed rows: charts show the biggest problem.
+std::int64_t largest(const suite_rows& rows, const std::string& axis_name) {
+  std::int64_t m = 0;
+  for (const auto* r : rows)
+    if (r->timed)
+      if (auto v = int_axis(*r, axis_name)) m = std::max(m, *v);
+  return m;
+}
+
+bar_chart gbps_bars(const std::string& title, const suite_rows& rows, const results_doc& doc,
+                    const std::function<bool(const case_result&)>& keep,
+                    const std::function<std::string(const case_result&)>& label,
+                    const std::function<bool(const case_result&)>& peer) {
+  bar_chart c;
+  c.title = title;
+  c.value_label = "GB/s (bytes read + written / median time)";
+  for (const auto* r : rows)
+    if (r->timed && keep(*r)) c.bars.push_back({label(*r), r->gbps, peer(*r)});
+  if (doc.copy_ceiling_gbps > 0) c.reference_lines.push_back({"copy ceiling", doc.copy_ceiling_gbps});
+  return c;
+}
+
+/// One line per distinct value of `series_of`, x from `x_of`, y from `y_of`.
+line_chart lines(const std::string& title, const std::string& xl, const std::string& yl, const suite_rows& rows,
+                 const std::function<bool(const case_result&)>& keep,
+                 const std::function<std::string(const case_result&)>& series_of,
+                 const std::function<double(const case_result&)>& x_of,
+                 const std::function<double(const case_result&)>& y_of) {
+  line_chart c;
+  c.title = title;
+  c.x_label = xl;
+  c.y_label = yl;
+  std::map<std::string, std::size_t> index;
+  for (const auto* r : rows) {
+    if (!r->timed || !keep(*r)) continue;
+    const auto name = series_of(*r);
+    if (!index.count(name)) {
+      index[name] = c.lines.size();
+      c.lines.push_back({name, {}, false});
+    }
+    const double y = y_of(*r);
+    if (std::isfinite(y)) c.lines[index[name]].points.push_back({x_of(*r), y});
+  }
+  return c;
+}
+
+auto always = [](const case_result&) { return true; };
+auto never = [](const case_result&) { return false; };
+
+std::vector<std::string> bandwidth_charts(const suite_rows& rows, const results_doc& doc) {
+  const auto size = largest(rows, "bytes");
+  return {render(gbps_bars(
+      fmt::format("STREAM-like kernels at {} MiB per array", size >> 20), rows, doc,
+      [&](const case_result& r) { return int_axis(r, "bytes") == size; },
+      [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },
+      [](const case_result& r) { return r.name == "memcpy"; }))};
+}
+
+std::vector<std::string> reduce_charts(const suite_rows& rows, const results_doc& doc) {
+  const auto n = largest(rows, "elements");
+  return {render(gbps_bars(
+      fmt::format("Sum of {} values: memscope variants against CUB", n), rows, doc,
+      [&](const case_result& r) { return int_axis(r, "elements") == n; },
+      [](const case_result& r) { return str_axis(r, "kernel") + " " + str_axis(r, "type"); },
+      [](const case_result& r) { return str_axis(r, "kernel") == "cub"; }))};
+}
+
+std::vector<std::string> coalescing_charts(const suite_rows& rows, const results_doc&) {
+  auto series_name = [](const case_result& r) {
+    return fmt::format("{} B {}", int_axis(r, "elem_bytes").value_or(0), str_axis(r, "direction"));
+  };
+  auto gb = [](const case_result& r) { return r.gbps; };
+  auto offset = lines("Bandwidth vs start offset (useful bytes)", "offset (elements)", "GB/s", rows,
+                      [](const case_result& r) { return r.name == "offset"; }, series_name,
+                      [](const case_result& r) { return static_cast<double>(int_axis(r, "offset").value_or(0)); }, gb);
+  auto stride = lines("Bandwidth vs stride (useful bytes)", "stride (elements)", "GB/s", rows,
+                      [](const case_result& r) { return r.name == "stride"; }, series_name,
+                      [](const case_result& r) { return static_cast<double>(int_axis(r, "stride").value_or(1)); }, gb);
+  stride.log_x = stride.log_y = true;
+  // The sector model, scaled to the measured unit-stride 4-byte read.
+  series model{"sector model (4 B read)", {}, true};
+  double base = 0;
+  for (const auto* r : rows)
+    if (r->timed && r->name == "stride" && int_axis(*r, "elem_bytes") == 4 && str_axis(*r, "direction") == "read") {
+      if (int_axis(*r, "stride") == 1) base = r->gbps;
+    }
+  for (const auto* r : rows)
+    if (r->timed && r->name == "stride" && int_axis(*r, "elem_bytes") == 4 && str_axis(*r, "direction") == "read")
+      model.points.push_back({static_cast<double>(int_axis(*r, "stride").value_or(1)), base * metric(*r, "predicted_efficiency")});
+  if (base > 0) stride.lines.push_back(model);
+  return {render(offset), render(stride)};
+}
+
+std::vector<std::string> bank_charts(const suite_rows& rows, const results_doc&) {
+  std::vector<std::string> out;
+  for (const std::string op : {"load", "store"}) {
+    auto chart = lines(
+        "Shared memory " + op + "s: cycles per warp-access vs stride", "stride (words)", "cycles per warp-access", rows,
+        [&](const case_result& r) { return r.name == "stride" && str_axis(r, "op") == op; },
+        [](const case_result& r) { return fmt::format("{} B measured", int_axis(r, "word_bytes").value_or(0)); },
+        [](const case_result& r) { return static_cast<double>(int_axis(r, "stride").value_or(1)); },
+        [](const case_result& r) { return metric(r, "cycles_per_access"); });
+    std::map<std::int64_t, series> predicted;
+    for (const auto* r : rows)
+      if (r->timed && r->name == "stride" && str_axis(*r, "op") == op) {
+        const auto w = int_axis(*r, "word_bytes").value_or(0);
+        auto& s = predicted[w];
+        s.name = fmt::format("{} B predicted", w);
+        s.dashed = true;
+        s.points.push_back({static_cast<double>(int_axis(*r, "stride").value_or(1)), metric(*r, "predicted_wavefronts")});
+      }
+    for (auto& [w, s] : predicted) chart.lines.push_back(s);
+    chart.log_x = true;
+    if (!chart.lines.empty()) out.push_back(render(chart));
+  }
+  bar_chart col;
+  col.title = "Column access of a 32x32 tile: the fixes";
+  col.value_label = "cycles per warp-access (lower is better)";
+  for (const auto* r : rows)
+    if (r->timed && r->name == "column")
+      col.bars.push_back({str_axis(*r, "layout") + " " + str_axis(*r, "op"), metric(*r, "cycles_per_access"),
+                          str_axis(*r, "layout") == "naive"});
+  if (!col.bars.empty()) out.push_back(render(col));
+  return out;
+}
+
+std::vector<std::string> grouped_gbps(const std::string& title, const suite_rows& rows, const results_doc& doc,
+                                      const std::string& size_axis, const std::vector<std::string>& label_axes,
+                                      const std::string& peer_axis = {}, const std::string& peer_value = {}) {
+  const auto n = size_axis.empty() ? 0 : largest(rows, size_axis);
+  return {render(gbps_bars(
+      n ? fmt::format("{} ({} = {})", title, size_axis, n) : title, rows, doc,
+      [&](const case_result& r) { return size_axis.empty() || int_axis(r, size_axis) == n; },
+      [&](const case_result& r) {
+        std::string l;
+        for (const auto& a : label_axes) {
+          const auto s = str_axis(r, a);
+          l += (l.empty() ? "" : " ") + (s.empty() ? a + "=" + std::to_string(int_axis(r, a).value_or(0)) : s);
+        }
+        return l;
+      },
+      [&](const case_result& r) { return !peer_axis.empty() && str_axis(r, peer_axis) == peer_value; }))};
+}
+
+std::vector<std::string> constant_charts(const suite_rows& rows, const results_doc&) {
+  auto bc = lines(
+      "Warp-load cost vs distinct addresses per warp", "distinct addresses k", "cycles per warp-load", rows,
+      [](const case_result& r) { return r.name == "broadcast"; }, [](const case_result& r) { return str_axis(r, "space"); },
+      [](const case_result& r) { return static_cast<double>(int_axis(r, "distinct").value_or(1)); },
+      [](const case_result& r) { return metric(r, "cycles_per_load"); });
+  bc.log_x = true;
+  auto ws = lines(
+      "Constant-memory latency vs working set", "working set (bytes)", "cycles per load", rows,
+      [](const case_result& r) { return r.name == "working_set"; }, [](const case_result&) { return std::string("__constant__ chase"); },
+      [](const case_result& r) { return static_cast<double>(int_axis(r, "ws_bytes").value_or(0)); },
+      [](const case_result& r) { return metric(r, "cycles_per_load"); });
+  ws.log_x = true;
+  if (!ws.lines.empty())
+    for (double edge : level_edges(ws.lines.front().points)) ws.x_marks.push_back({edge, fmt::format("level ends {:.0f} B", edge)});
+  std::vector<std::string> out;
+  for (const auto* c : {&bc, &ws})
+    if (!c->lines.empty()) out.push_back(render(*c));
+  return out;
+}
+
+std::vector<std::string> generic_charts(const std::string& suite, const suite_rows& rows, const results_doc& doc) {
+  bool any_bytes = false;
+  for (const auto* r : rows) any_bytes |= r->timed && r->gbps > 0;
+  if (any_bytes)
+    return {render(gbps_bars(suite, rows, doc, always, [](const case_result& r) { return r.name + " " + r.axes_label; }, never))};
+  bar_chart c;
+  c.title = suite;
+  c.value_label = "elements per second";
+  for (const auto* r : rows)
+    if (r->timed) c.bars.push_back({r->name + " " + r->axes_label, r->elements_per_s, false});
+  return {render(c)};
+}
+
+}  // namespace
+
+std::vector<std::string> charts_for(const std::string& suite, const suite_rows& rows, const results_doc& doc) {
+  if (suite == "bandwidth") return bandwidth_charts(rows, doc);
+  if (suite == "reduce") return reduce_charts(rows, doc);
+  if (suite == "coalescing") return coalescing_charts(rows, doc);
+  if (suite == "bank_conflicts") return bank_charts(rows, doc);
+  if (suite == "transpose") {
+    bar_chart c = gbps_bars("Transpose: kernels by shape", rows, doc, always,
+                            [](const case_result& r) { return str_axis(r, "kernel") + " " + str_axis(r, "shape"); },
+                            [](const case_result& r) { return str_axis(r, "kernel") == "naive"; });
+    return {render(c)};
+  }
+  if (suite == "stencil") return grouped_gbps("Stencil by coefficient source and radius", rows, doc, "elements", {"source", "radius"});
+  if (suite == "transform") return grouped_gbps("4x4 transform by matrix source", rows, doc, "elements", {"matrix", "point"}, "matrix", "constant");
+  if (suite == "constant") return constant_charts(rows, doc);
+  if (suite == "readonly") {
+    bar_chart c;
+    c.title = "Random gather: lookups per second by path and table size";
+    c.value_label = "G lookups/s";
+    for (const auto* r : rows)
+      if (r->timed)
+        c.bars.push_back({str_axis(*r, "path") + " " + std::to_string(int_axis(*r, "table_bytes").value_or(0) >> 20) + " MiB",
+                          r->elements_per_s / 1e9, str_axis(*r, "path") == "plain"});
+    return {render(c)};
+  }
+  return generic_charts(suite, rows, doc);
+}
+
+}  // namespace memscope::report

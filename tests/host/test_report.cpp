@@ -1,0 +1,196 @@
+#include "advise/advisor.hpp"
+#include "report/compare.hpp"
+#include "report/html_report.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace memscope;
+
+namespace {
+
+case_result row(const std::string& suite, const std::string& name,
+                std::vector<std::pair<std::string, axis_value>> axes, double median, double noise = 0.005) {
+  case_result r;
+  r.suite = suite;
+  r.name = name;
+  r.axes = std::move(axes);
+  for (const auto& [k, v] : r.axes)
+    r.axes_label += (r.axes_label.empty() ? "" : " ") + k + "=" +
+                    (std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v)));
+  r.status = case_status::ok;
+  r.verification = verification_status::passed;
+  r.timed = true;
+  r.stats.count = 100;
+  r.stats.median = r.stats.min = r.stats.max = r.stats.mean = median;
+  r.stats.noise = noise;
+  r.bytes_read = r.bytes_written = 1 << 20;
+  r.gbps = 2.0 * (1 << 20) / median / 1e9;
+  r.elements_per_s = 1e9;
+  return r;
+}
+
+results_doc doc_with(std::vector<case_result> rows) {
+  results_doc d;
+  d.tool_version = "0.1.0";
+  d.commit = "abc";
+  d.mode = "run";
+  d.command = "memscope run";
+  d.device.name = "Test GPU";
+  d.device.cc_major = 9;
+  d.device.sm_count = 132;
+  d.device.total_const_mem = 65536;
+  d.device.l2_bytes = 60 << 20;
+  d.device.shared_per_block_optin = 227 * 1024;
+  d.device.cluster_launch = true;
+  d.device.max_cluster_size_nonportable = 16;
+  d.copy_ceiling_gbps = 4000;
+  d.results = std::move(rows);
+  return d;
+}
+
+}  // namespace
+
+TEST(Report, SelfContainedPageWithAChartPerSuite) {
+  auto d = doc_with({row("bandwidth", "memcpy", {{"bytes", std::int64_t{1} << 30}}, 5e-4),
+                     row("bandwidth", "copy", {{"type", std::string("f32")}, {"bytes", std::int64_t{1} << 30}}, 5e-4),
+                     row("coalescing", "stride", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{1}}}, 1e-3),
+                     row("coalescing", "stride", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{2}}}, 2e-3),
+                     row("constant", "working_set", {{"ws_bytes", std::int64_t{1024}}}, 1e-4),
+                     row("mystery", "thing", {}, 1e-3)});
+  d.results[2].metrics["predicted_efficiency"] = 1.0;
+  d.results[3].metrics["predicted_efficiency"] = 0.5;
+  d.results[4].metrics["cycles_per_load"] = 34;
+  const std::string html = report::render_html(d);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* id : {"suite-bandwidth", "suite-coalescing", "suite-constant", "suite-mystery", "id=\"device\""})
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  std::size_t charts = 0;
+  for (auto p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1)) ++charts;
+  EXPECT_GE(charts, 4u);
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no other network reference
+  EXPECT_EQ(html.find("<script src"), std::string::npos);
+  EXPECT_EQ(html.find("nan"), std::string::npos);
+}
+
+TEST(Report, EscapesText) {
+  auto d = doc_with({row("s", "<b>&", {}, 1e-3)});
+  const auto html = report::render_html(d);
+  EXPECT_EQ(html.find("<b>&"), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;&amp;"), std::string::npos);
+}
+
+TEST(Report, LevelEdgesFindPlateauEnds) {
+  const auto e = report::level_edges({{1024, 34}, {2048, 34.5}, {4096, 100}, {8192, 101}, {1 << 20, 300}});
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[0], 2048);
+  EXPECT_EQ(e[1], 8192);
+}
+
+TEST(Compare, VerdictsRespectTheNoise) {
+  const auto a = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 1.00e-3), row("s", "y", {}, 1e-3), row("s", "z", {}, 1e-3),
+                           row("s", "only_a", {}, 1e-3)});
+  const auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 0.80e-3), row("s", "y", {}, 1.3e-3), row("s", "z", {}, 1.005e-3),
+                           row("s", "only_b", {}, 1e-3)});
+  const auto c = report::compare(a, b);
+  ASSERT_EQ(c.rows.size(), 3u);
+  EXPECT_EQ(c.rows[0].v, report::verdict::faster);
+  EXPECT_EQ(c.rows[1].v, report::verdict::slower);
+  EXPECT_EQ(c.rows[2].v, report::verdict::same);
+  EXPECT_EQ(c.only_a, 1u);
+  EXPECT_EQ(c.only_b, 1u);
+  EXPECT_EQ(report::regressions(c, 20).size(), 1u);
+  EXPECT_EQ(report::regressions(c, 40).size(), 0u);
+  // A noisy baseline widens what counts as "same".
+  const auto noisy = report::compare(doc_with({row("s", "y", {}, 1e-3, 0.2)}), doc_with({row("s", "y", {}, 1.3e-3, 0.2)}));
+  EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
+}
+
+TEST(Compare, NothingInCommonIsAUsageError) {
+  EXPECT_THROW(report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)})), usage_error);
+}
+
+TEST(Merge, DifferentModelsAreRefused) {
+  auto a = doc_with({row("s", "a", {}, 1e-3)});
+  auto b = a;
+  b.device.name = "Other GPU";
+  EXPECT_THROW(merge({a, b}), results_error);
+  auto c = a;
+  c.device.uuid = "another board";
+  EXPECT_EQ(merge({a, c}).results.size(), 2u);
+}
+
+namespace {
+advise::query q(std::optional<std::uint64_t> bytes, advise::mutability m, advise::warp_access acc = advise::warp_access::unknown,
+                advise::sharing sh = advise::sharing::unknown, bool temp = false) {
+  advise::query x;
+  x.bytes = bytes;
+  x.mut = m;
+  x.access = acc;
+  x.share = sh;
+  x.temporary = temp;
+  return x;
+}
+using advise::mutability;
+using advise::sharing;
+using advise::warp_access;
+}  // namespace
+
+TEST(Advise, EveryBranchOfTheTree) {
+  const auto d = doc_with({});
+  struct expectation {
+    advise::query query;
+    const char* branch;
+    const char* memory;
+  };
+  const expectation cases[] = {
+      {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers", "registers"},
+      {q(4096, mutability::written, warp_access::unknown, sharing::thread, true), "temporary/shared", "shared memory"},
+      {q(16, mutability::read_only, warp_access::uniform), "read-only/small/uniform", "constant memory"},
+      {q(64, mutability::read_only, warp_access::uniform, sharing::grid), "read-only/small/uniform", "constant memory"},
+      {q(8192, mutability::read_only, warp_access::irregular), "read-only/small/divergent", "global memory (L1-cached), not constant memory"},
+      {q(100 << 10, mutability::read_only, warp_access::coalesced, sharing::block), "read-only/large/block-reuse", "shared memory"},
+      {q(100 << 20, mutability::read_only, warp_access::irregular), "read-only/large/irregular", "global memory"},
+      {q(1ull << 30, mutability::read_only, warp_access::coalesced), "read-only/large/streamed", "global memory"},
+      {q(1024, mutability::written, warp_access::coalesced, sharing::block), "written/block", "shared memory"},
+      {q(256 << 10, mutability::written, warp_access::irregular, sharing::grid), "written/grid/cluster", "distributed shared memory (thread-block clusters)"},
+      {q(1ull << 30, mutability::written, warp_access::irregular, sharing::grid), "written/grid/global", "global memory with atomics (L2)"},
+      {q(1ull << 30, mutability::written, warp_access::coalesced, sharing::thread), "written/streamed", "global memory"},
+  };
+  for (const auto& c : cases) {
+    const auto a = advise::advise(c.query, &d);
+    EXPECT_EQ(a.branch, c.branch);
+    EXPECT_EQ(a.memory, c.memory) << c.branch;
+    EXPECT_FALSE(a.technique.empty()) << c.branch;
+    EXPECT_FALSE(a.reason.empty()) << c.branch;
+    EXPECT_FALSE(a.evidence.empty()) << c.branch;
+    EXPECT_FALSE(a.suite.empty()) << c.branch;
+  }
+  // Without clusters, data shared across blocks goes to global memory whatever its size.
+  auto old = doc_with({});
+  old.device.cluster_launch = false;
+  EXPECT_EQ(advise::advise(q(1024, mutability::written, warp_access::irregular, sharing::grid), &old).branch, "written/grid/global");
+}
+
+TEST(Advise, CitesMeasuredFiguresWhenTheProfileHasThem) {
+  auto c1 = row("constant", "broadcast", {{"space", std::string("constant")}, {"distinct", std::int64_t{1}}}, 1e-4);
+  c1.metrics["cycles_per_load"] = 39.4;
+  auto g1 = row("constant", "broadcast", {{"space", std::string("global")}, {"distinct", std::int64_t{1}}}, 1e-4);
+  g1.metrics["cycles_per_load"] = 47.3;
+  const auto d = doc_with({c1, g1});
+  const auto a = advise::advise(q(16, mutability::read_only, warp_access::uniform), &d);
+  EXPECT_NE(a.evidence[0].find("39.4 cycles"), std::string::npos) << a.evidence[0];
+  EXPECT_NE(a.evidence[0].find("47.3"), std::string::npos) << a.evidence[0];
+  EXPECT_NE(a.evidence[1].find("not in this profile"), std::string::npos) << a.evidence[1];
+  const auto none = advise::advise(q(16, mutability::read_only, warp_access::uniform), nullptr);
+  EXPECT_NE(none.evidence[0].find("memscope run constant"), std::string::npos);
+}
+
+TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
+  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::uniform, sharing::thread), nullptr), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::unknown), nullptr), usage_error);
+  EXPECT_THROW(advise::advise(q(0, mutability::read_only), nullptr), usage_error);
+  EXPECT_THROW(advise::parse_access("sometimes"), usage_error);
+  EXPECT_THROW(advise::parse_sharing("world"), usage_error);
+}
