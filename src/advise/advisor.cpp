@@ -1,6 +1,7 @@
 #include "advise/advisor.hpp"
 
 #include "harness/axis.hpp"
+#include "harness/text_output.hpp"
 
 #include <fmt/format.h>
 
@@ -55,13 +56,6 @@ std::string source_note(const results_doc* doc) {
   return doc ? fmt::format("measured on {} ({})", doc->device.name, doc->created_utc.substr(0, 10)) : std::string();
 }
 
-std::string human(std::uint64_t b) {
-  if (b >= (1ull << 30)) return fmt::format("{:.1f} GiB", b / 1073741824.0);
-  if (b >= (1ull << 20)) return fmt::format("{:.1f} MiB", b / 1048576.0);
-  if (b >= 1024) return fmt::format("{:.1f} KiB", b / 1024.0);
-  return fmt::format("{} B", b);
-}
-
 void check(const query& q) {
   if (q.bytes && *q.bytes == 0) throw usage_error("--bytes must be at least 1");
   if (q.temporary && q.mut == mutability::read_only)
@@ -109,7 +103,7 @@ answer advise(const query& q, const results_doc* doc) {
            {}, "memscope/shared/bank_conflicts.cuh", "bank_conflicts"};
     } else {
       a = {"temporary/shared", "shared memory", "a per-thread slice of a shared-memory array, laid out so lanes hit different banks",
-           fmt::format("{} per thread is more than the 255 registers a thread can hold; spilled arrays go to local memory", human(*q.bytes)),
+           fmt::format("{} per thread is more than the 255 registers a thread can hold; spilled arrays go to local memory", format_bytes(*q.bytes)),
            {}, "memscope/shared/bank_conflicts.cuh", "bank_conflicts"};
     }
     cite(a, doc, "constant", sh != nullptr,
@@ -128,7 +122,7 @@ answer advise(const query& q, const results_doc* doc) {
       a = {"read-only/small/uniform", "constant memory",
            "`__constant__` array filled with cudaMemcpyToSymbol (or, up to a few KB, kernel parameters by value)",
            fmt::format("{} fits the {} constant bank and every lane of a warp reads the same word: the constant cache "
-                       "broadcasts it in one access", human(*q.bytes), human(const_bank)),
+                       "broadcasts it in one access", format_bytes(*q.bytes), format_bytes(const_bank)),
            {}, "memscope/constant/stencil.cuh", "constant, stencil, transform"};
       cite(a, doc, "constant", c1 && g1,
            fmt::format("broadcast load: {:.1f} cycles from __constant__ vs {:.1f} from global memory ({})",
@@ -146,7 +140,7 @@ answer advise(const query& q, const results_doc* doc) {
       a = {"read-only/small/divergent", "global memory (L1-cached), not constant memory",
            "a `const T* __restrict__` kernel parameter",
            fmt::format("{} would fit the constant bank, but the lanes of a warp read different addresses: the constant cache "
-                       "serialises them, one address after another", human(*q.bytes)),
+                       "serialises them, one address after another", format_bytes(*q.bytes)),
            {}, "memscope/constant/broadcast.cuh", "constant"};
       cite(a, doc, "constant", c32 && g1,
            fmt::format("32 distinct addresses per warp: {:.1f} cycles from __constant__ vs {:.1f} from global memory ({})",
@@ -172,8 +166,8 @@ answer advise(const query& q, const results_doc* doc) {
     }
     a = {q.access == warp_access::irregular ? "read-only/large/irregular" : "read-only/large/streamed", "global memory",
          "a `const T* __restrict__` parameter; keep the hot part within L2, coalesce where the access allows",
-         fmt::format("{} is too large for the constant bank{}", q.bytes ? human(*q.bytes) : std::string("the data"),
-                     l2 && q.bytes && *q.bytes <= l2 ? fmt::format(" but fits the {} L2", human(l2)) : std::string()),
+         fmt::format("{} is too large for the constant bank{}", q.bytes ? format_bytes(*q.bytes) : std::string("the data"),
+                     l2 && q.bytes && *q.bytes <= l2 ? fmt::format(" but fits the {} L2", format_bytes(l2)) : std::string()),
          {}, "memscope/global/readonly_gather.cuh", "readonly, coalescing"};
     if (q.access == warp_access::irregular) {
       a.technique += "; __ldg / the read-only path is allowed but measured no faster";
@@ -215,12 +209,12 @@ answer advise(const query& q, const results_doc* doc) {
            "cluster.sync() before the first remote access and before any block exits, then merge once to global memory",
            fmt::format("blocks must combine results; on compute capability 9.0+ a cluster of up to {} blocks shares up to {} "
                        "of shared memory, so the combining stays on chip",
-                       doc ? doc->device.max_cluster_size_nonportable : 16, human(cluster_smem)),
+                       doc ? doc->device.max_cluster_size_nonportable : 16, format_bytes(cluster_smem)),
            {}, "memscope/cluster (histogram, issue 3)", "histogram, dsmem"};
     } else {
       a = {"written/grid/global", "global memory with atomics (L2)",
            "privatise per block in shared memory where the data fits, then atomically merge into global memory",
-           clusters ? fmt::format("{} exceeds what a cluster's shared memory holds ({})", human(*q.bytes), human(cluster_smem))
+           clusters ? fmt::format("{} exceeds what a cluster's shared memory holds ({})", format_bytes(*q.bytes), format_bytes(cluster_smem))
                     : std::string("this GPU has no thread-block clusters (compute capability below 9.0)"),
            {}, "memscope/shared/reduce.cuh", "histogram"};
     }

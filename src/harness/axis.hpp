@@ -88,6 +88,15 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
 std::vector<axis_point> expand(const std::vector<axis>& axes, axis_set set,
                                const std::vector<axis_override>& overrides = {});
 
+/// The enumerator whose name is `value`, for string axes listed as `const char* names[]` in
+/// enumerator order. Throws std::invalid_argument for a name that is not in the list.
+template <class E, std::size_t N>
+E choice(const char* const (&names)[N], const std::string& value) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (value == names[i]) return static_cast<E>(i);
+  throw std::invalid_argument("'" + value + "' is not one of this axis' values");
+}
+
 /// "2^30" for powers of two on pow2 axes, the plain number otherwise.
 std::string format_axis_value(const axis& ax, const axis_value& v);
 

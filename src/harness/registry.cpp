@@ -13,6 +13,13 @@ double speedup(const case_result& row, const case_result& base) {
   return row.stats.median > 0 ? base.stats.median / row.stats.median : 0.0;
 }
 
+std::function<double(const case_result&, const case_result&)> metric_ratio(std::string name) {
+  return [name](const case_result& row, const case_result& base) {
+    const auto b = base.metrics.find(name), r = row.metrics.find(name);
+    return b != base.metrics.end() && r != row.metrics.end() && b->second > 0 ? r->second / b->second : 0.0;
+  };
+}
+
 void registry::add(case_def c) {
   if (!c.body) throw std::logic_error("case " + c.id() + " has no body");
   for (const auto& e : cases_)

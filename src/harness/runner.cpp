@@ -1,6 +1,7 @@
 #include "harness/runner.hpp"
 
 #include "harness/environment.hpp"
+#include "harness/text_output.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/version.hpp"
 
@@ -17,15 +18,6 @@ std::string utc_now() {
   gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string human_bytes(double b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (b >= 1024 && u < 4) { b /= 1024; ++u; }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", b, unit[u]);
   return buf;
 }
 
@@ -90,8 +82,8 @@ void check_footprints(const std::vector<planned_point>& plan, const device_info&
     const double usable = 0.85 * static_cast<double>(dev.total_global_mem);
     if (static_cast<double>(need) > usable)
       throw usage_error(p.def->id() + " at " + p.point.label(p.def->axes) + " needs " +
-                        human_bytes(static_cast<double>(need)) + " of device memory; " + dev.name + " has " +
-                        human_bytes(static_cast<double>(dev.total_global_mem)));
+                        format_bytes(static_cast<double>(need)) + " of device memory; " + dev.name + " has " +
+                        format_bytes(static_cast<double>(dev.total_global_mem)));
   }
 }
 

@@ -14,6 +14,13 @@ std::string format_seconds(double s) {
   return fmt::format("{:.3f} s", s);
 }
 
+std::string format_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) { b /= 1024; ++u; }
+  return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, unit[u]);
+}
+
 namespace {
 
 const char* check_word(const case_result& r) {

@@ -11,6 +11,9 @@ namespace memscope {
 /// "812.3 us", "1.204 ms"
 std::string format_seconds(double s);
 
+/// "16 B", "64.0 KiB", "1.0 GiB"
+std::string format_bytes(double bytes);
+
 void print_table(const results_doc& doc, std::ostream& out);
 void write_csv(const results_doc& doc, std::ostream& out);
 void write_markdown(const results_doc& doc, std::ostream& out);

@@ -72,11 +72,6 @@ std::vector<std::int64_t> strides() {
   return v;
 }
 
-double cycles_ratio(const case_result& row, const case_result& base) {
-  const double b = base.metrics.count("cycles_per_access") ? base.metrics.at("cycles_per_access") : 0;
-  return b > 0 ? row.metrics.at("cycles_per_access") / b : 0;
-}
-
 }  // namespace
 
 void register_bank_conflicts(registry& reg) {
@@ -100,7 +95,7 @@ void register_bank_conflicts(registry& reg) {
                                                 bk::predicted_wavefronts_strided(stride, W));
       });
     };
-    c.baselines.push_back({"stride", std::int64_t{1}, "cycles_vs_stride1", cycles_ratio});
+    c.baselines.push_back({"stride", std::int64_t{1}, "cycles_vs_stride1", metric_ratio("cycles_per_access")});
     reg.add(std::move(c));
   }
   {
@@ -119,7 +114,7 @@ void register_bank_conflicts(registry& reg) {
       if (st.get_string("op") == "store") pattern_case<4, true>(st, bk::column_pattern{layout}, worst);
       else pattern_case<4, false>(st, bk::column_pattern{layout}, worst);
     };
-    c.baselines.push_back({"layout", std::string("naive"), "cycles_vs_naive", cycles_ratio});
+    c.baselines.push_back({"layout", std::string("naive"), "cycles_vs_naive", metric_ratio("cycles_per_access")});
     reg.add(std::move(c));
   }
 }

@@ -30,8 +30,7 @@ double mean_cycles(const device_buffer<unsigned long long>& cycles) {
 }
 
 void broadcast_case(case_state& st) {
-  const auto sp = static_cast<bc::space>(std::find(std::begin(space_names), std::end(space_names), st.get_string("space")) -
-                                         std::begin(space_names));
+  const auto sp = choice<bc::space>(space_names, st.get_string("space"));
   const auto k = static_cast<unsigned>(st.get_int("distinct"));
   const unsigned iters = st.verify_only() ? 64 : 4096;
   const unsigned blocks = static_cast<unsigned>(st.device().sm_count);
@@ -80,10 +79,6 @@ void working_set_case(case_state& st) {
   st.exec(launch);
 }
 
-double cycles_ratio(const case_result& row, const case_result& base) {
-  return base.metrics.at("cycles_per_load") > 0 ? row.metrics.at("cycles_per_load") / base.metrics.at("cycles_per_load") : 0;
-}
-
 }  // namespace
 
 void register_constant(registry& reg) {
@@ -95,7 +90,7 @@ void register_constant(registry& reg) {
     c.axes = {axis::strings("space", {std::begin(space_names), std::end(space_names)}, "where the table lives"),
               axis::integers("distinct", {1, 2, 4, 8, 16, 32}, "distinct addresses per warp-load").with_range(1, 32)};
     c.body = broadcast_case;
-    c.baselines.push_back({"distinct", std::int64_t{1}, "cycles_vs_broadcast", cycles_ratio});
+    c.baselines.push_back({"distinct", std::int64_t{1}, "cycles_vs_broadcast", metric_ratio("cycles_per_load")});
     reg.add(std::move(c));
   }
   {

@@ -27,8 +27,7 @@ __global__ void fill_indices_kernel(unsigned* idx, std::size_t n, std::uint64_t 
 }
 
 void gather_case(case_state& st) {
-  const auto p = static_cast<ga::path>(std::find(std::begin(path_names), std::end(path_names), st.get_string("path")) -
-                                       std::begin(path_names));
+  const auto p = choice<ga::path>(path_names, st.get_string("path"));
   const std::size_t m = static_cast<std::size_t>(st.get_int("table_bytes")) / sizeof(float);
   const std::size_t n = st.verify_only() ? 1000003 : (std::size_t{1} << 26);
   const cudaStream_t s = st.stream();

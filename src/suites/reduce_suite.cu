@@ -66,8 +66,7 @@ void sum_case(case_state& st) {
     cub = std::make_unique<rd::cub_sum<T>>(in.data(), n, out.data());
     launch = [&](cudaStream_t st_) { (*cub)(st_); };
   } else {
-    const auto v = static_cast<rd::variant>(std::find(std::begin(kernel_names), std::end(kernel_names), kernel) -
-                                            std::begin(kernel_names));
+    const auto v = choice<rd::variant>(kernel_names, kernel);
     launch = [&, v](cudaStream_t st_) { rd::sum(v, in.data(), n, out.data(), ws, st_); };
   }
 

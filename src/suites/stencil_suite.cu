@@ -34,8 +34,7 @@ std::vector<float> stencil_coefficients(int radius, std::uint64_t seed) {
 void stencil_case(case_state& st) {
   const std::size_t n = static_cast<std::size_t>(st.get_int("elements"));
   const int radius = static_cast<int>(st.get_int("radius"));
-  const auto src = static_cast<sc::coef_source>(
-      std::find(std::begin(source_names), std::end(source_names), st.get_string("source")) - std::begin(source_names));
+  const auto src = choice<sc::coef_source>(source_names, st.get_string("source"));
   const cudaStream_t s = st.stream();
   sc::coefficients coef(stencil_coefficients(radius, st.seed()));
   device_buffer<float> in(n), out(n);

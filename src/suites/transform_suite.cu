@@ -24,8 +24,7 @@ const char* const source_names[] = {"constant", "global", "param"};
 template <class P>
 void points_case(case_state& st, std::size_t n) {
   constexpr std::size_t lanes = sizeof(P) / sizeof(float);
-  const auto src = static_cast<tf::matrix_source>(
-      std::find(std::begin(source_names), std::end(source_names), st.get_string("matrix")) - std::begin(source_names));
+  const auto src = choice<tf::matrix_source>(source_names, st.get_string("matrix"));
   const cudaStream_t s = st.stream();
   tf::mat4 m;
   for (int k = 0; k < 16; ++k) m.m[k] = hash_uniform(st.seed() ^ 0xA11ull, static_cast<std::uint64_t>(k));

@@ -38,8 +38,7 @@ shape parse_shape(const std::string& s) {
 void transpose_case(case_state& st) {
   const shape sh = parse_shape(st.get_string("shape"));
   const std::string& k = st.get_string("kernel");
-  const auto v = static_cast<tp::variant>(std::find(std::begin(kernel_names), std::end(kernel_names), k) -
-                                          std::begin(kernel_names));
+  const auto v = choice<tp::variant>(kernel_names, k);
   const auto rows = static_cast<int>(sh.rows), cols = static_cast<int>(sh.cols);
   const std::size_t n = static_cast<std::size_t>(sh.rows) * static_cast<std::size_t>(sh.cols);
   const cudaStream_t s = st.stream();

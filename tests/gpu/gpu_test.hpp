@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <random>
+
 #define MEMSCOPE_REQUIRE_GPU()                                      \
   do {                                                              \
     try {                                                           \
@@ -13,3 +16,11 @@
       GTEST_SKIP() << "needs a CUDA GPU: " << e.what();             \
     }                                                               \
   } while (0)
+
+namespace memscope::testing {
+/// New random inputs for every check: kernels must compute the same function on any data.
+inline std::uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+}  // namespace memscope::testing

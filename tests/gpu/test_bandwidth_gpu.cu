@@ -17,7 +17,7 @@ namespace {
 // Awkward element counts: empty, one, not multiples of the block, a prime, larger than any grid.
 const std::size_t sizes[] = {0, 1, 2, 3, 31, 257, 1000003, 6'000'011};
 
-std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B9ull + 1; }
+using memscope::testing::fresh_seed;
 
 template <class T>
 constexpr std::size_t lanes = sizeof(T) / sizeof(float);

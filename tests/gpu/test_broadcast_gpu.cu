@@ -9,7 +9,7 @@
 using namespace memscope;
 
 namespace {
-std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B9ull + 13; }
+using memscope::testing::fresh_seed;
 }  // namespace
 
 TEST(BroadcastGpu, ChaseFollowsTheCycle) {

@@ -20,7 +20,7 @@
 using namespace memscope;
 
 namespace {
-std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B9ull + 11; }
+using memscope::testing::fresh_seed;
 
 const stencil::coef_source all_sources[] = {stencil::coef_source::global, stencil::coef_source::constant,
                                             stencil::coef_source::restrict_ptr, stencil::coef_source::ldg,

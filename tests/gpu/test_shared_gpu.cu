@@ -13,7 +13,7 @@
 using namespace memscope;
 
 namespace {
-std::uint64_t fresh_seed() { return std::random_device{}() * 0x9E3779B9ull + 7; }
+using memscope::testing::fresh_seed;
 
 __global__ void to_int_kernel(const float* in, int* out, std::size_t n) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)

@@ -65,3 +65,14 @@ TEST(Axis, WrongKindLookupThrows) {
   EXPECT_THROW(p.get_string("n"), std::out_of_range);
   EXPECT_THROW(p.get_int("missing"), std::out_of_range);
 }
+
+namespace {
+enum class colour { red, green, blue };
+const char* const colour_names[] = {"red", "green", "blue"};
+}  // namespace
+
+TEST(Axis, ChoiceMapsNamesToEnumeratorsAndRejectsOthers) {
+  EXPECT_EQ(choice<colour>(colour_names, "red"), colour::red);
+  EXPECT_EQ(choice<colour>(colour_names, "blue"), colour::blue);
+  EXPECT_THROW(choice<colour>(colour_names, "purple"), std::invalid_argument);
+}
