@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 namespace memscope {
 
 run_environment::run_environment(device_info dev, timing_policy policy, bool cold)
     : device_(std::move(dev)), policy_(policy), cold_(cold),
-      flush_(static_cast<std::size_t>(std::max(device_.l2_bytes, 1 << 20)) * 2) {}
+      // Only cold runs flush; the buffer is twice the L2 so nothing that was there survives.
+      flush_(cold ? static_cast<std::size_t>(std::max(device_.l2_bytes, 1 << 20)) * 2 : 0) {}
 
 void run_environment::flush_l2() {
+  if (flush_.size() == 0) throw std::logic_error("flush_l2 outside a cold run");
   // A different byte each round, so no layer can treat the write as redundant.
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(flush_.data(), static_cast<int>(++flush_round_ & 0xFF), flush_.bytes(), stream()));
 }

@@ -24,7 +24,7 @@ class run_environment {
   const timing_policy& policy() const { return policy_; }
   bool cold() const { return cold_; }
 
-  /// Evicts whatever earlier work left in L2 by writing a buffer twice its size.
+  /// Evicts whatever earlier work left in L2 by writing a buffer twice its size (cold runs).
   void flush_l2();
 
   /// Warm-up, then samples per the policy; cold mode flushes L2 before each sample.
