@@ -70,6 +70,17 @@ TEST(ReduceGpu, FloatSumsMatchDoubleReference) {
   }
 }
 
+TEST(ReduceGpu, UnalignedInputIsAClearErrorForVectorVariantsOnly) {
+  MEMSCOPE_REQUIRE_GPU();
+  device_buffer<int> in(1001), out(1);
+  MEMSCOPE_CUDA_CALL(cudaMemset(in.data(), 0, in.bytes()));
+  reduce::reduce_workspace<int> ws(1000);
+  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_vec, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
+  EXPECT_NO_THROW(reduce::sum(reduce::variant::warp_shuffle, in.data() + 1, 1000, out.data(), ws, nullptr));
+  MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+  EXPECT_EQ(out.to_host()[0], 0);
+}
+
 TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
   MEMSCOPE_REQUIRE_GPU();
   const std::pair<int, int> shapes[] = {{1, 1}, {1, 77}, {77, 1}, {31, 33}, {32, 32}, {1000, 999}, {4099, 257}};

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 
 namespace memscope::reduce {
 
@@ -218,9 +219,13 @@ void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cu
 }
 }  // namespace detail
 
-/// *d_out = sum of in[0..n). n = 0 gives 0.
+/// *d_out = sum of in[0..n). n = 0 gives 0. The grid-stride variants read 16-byte vectors and
+/// need `in` 16-byte aligned (cudaMalloc memory is); others take any pointer.
 template <class T>
 void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& ws, cudaStream_t s) {
+  if ((v == variant::grid_stride_vec || v == variant::grid_stride_vec8) && reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
+    throw std::invalid_argument("reduce: the grid-stride variants need a 16-byte aligned input (got an address 4 bytes off "
+                                "an aligned one?); use another variant or an aligned buffer");
   if (n == 0) {
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out, 0, sizeof(T), s));
     return;
