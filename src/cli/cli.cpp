@@ -8,6 +8,7 @@
 #include "advise/advisor.hpp"
 #include "report/bundled_profile.hpp"
 #include "report/compare.hpp"
+#include "report/findings.hpp"
 #include "report/html_report.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/version.hpp"
@@ -42,6 +43,12 @@ std::string join_args(int argc, char** argv) {
   std::string s = "memscope";
   for (int i = 1; i < argc; ++i) s += std::string(" ") + argv[i];
   return s;
+}
+
+std::vector<std::string> finding_lines(const results_doc& doc) {
+  std::vector<std::string> lines;
+  for (const auto& f : report::findings(doc)) lines.push_back(f.suite + ": " + f.text);
+  return lines;
 }
 
 template <class Writer>
@@ -112,10 +119,15 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   clear_progress();
 
   print_table(doc, std::cout);
+  const auto found = finding_lines(doc);
+  if (!found.empty()) {
+    std::cout << "\nfindings:\n";
+    for (const auto& l : found) std::cout << "  " << l << '\n';
+  }
   if (!f.json_path.empty()) save_results(doc, f.json_path);
   write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc); });
   write_file(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
-  write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o); });
+  write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
   std::cout << summary_line(doc) << std::endl;
   return all_passed(doc) ? exit_ok : exit_check_failed;
 }
@@ -135,7 +147,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
   const results_doc doc = load_docs(files);
   write_file(html, [&](std::ostream& o) { o << report::render_html(doc); });
-  write_file(md, [&](std::ostream& o) { write_markdown(doc, o); });
+  write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
             << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
             << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';

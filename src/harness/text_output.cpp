@@ -111,12 +111,16 @@ void write_csv(const results_doc& doc, std::ostream& out) {
   }
 }
 
-void write_markdown(const results_doc& doc, std::ostream& out) {
+void write_markdown(const results_doc& doc, std::ostream& out, const std::vector<std::string>& findings) {
   out << "# memscope results\n\n";
   out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", doc.device.name, doc.device.cc_major,
                      doc.device.cc_minor, doc.device.sm_count, doc.device.l2_bytes / 1048576.0);
   out << fmt::format("- memscope {} ({}), {}, command: `{}`\n", doc.tool_version, doc.commit, doc.created_utc, doc.command);
   if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
+  if (!findings.empty()) {
+    out << "\n## Findings\n\n";
+    for (const auto& f : findings) out << "- " << f << '\n';
+  }
   out << "\n| " << fmt::format("{}", fmt::join(header, " | ")) << " |\n|";
   for (std::size_t i = 0; i < header.size(); ++i) out << (i < 2 ? " --- |" : " ---: |");
   out << '\n';

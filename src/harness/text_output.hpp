@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace memscope {
 
@@ -16,7 +17,8 @@ std::string format_bytes(double bytes);
 
 void print_table(const results_doc& doc, std::ostream& out);
 void write_csv(const results_doc& doc, std::ostream& out);
-void write_markdown(const results_doc& doc, std::ostream& out);
+/// `findings` (sentences, prefixed by their suite) become a section above the table.
+void write_markdown(const results_doc& doc, std::ostream& out, const std::vector<std::string>& findings = {});
 void print_device(const device_info& d, std::ostream& out);
 
 /// "N passed, N failed[, N skipped]": the closing line of run and verify.

@@ -1,6 +1,7 @@
 #include "report/html_report.hpp"
 
 #include "harness/text_output.hpp"
+#include "report/findings.hpp"
 #include "report/suite_charts.hpp"
 #include "report/svg_chart.hpp"
 
@@ -31,7 +32,8 @@ svg .title{font-size:14px;font-weight:600}svg .tick{font-size:11px;fill:#374151}
 svg .legend{font-size:11px;fill:#111827}svg .grid{stroke:#e5e7eb}svg .axis{stroke:#6b7280}
 svg .mark{stroke:#9333ea;stroke-dasharray:3 3}svg .marklabel{font-size:10px;fill:#7e22ce}
 svg .bar{fill:#60a5fa}svg .bar.peer{fill:#f59e0b}svg .ref{stroke:#dc2626;stroke-width:1.5;stroke-dasharray:5 3}
-.ok{color:#16a34a}.bad{color:#dc2626}
+.ok{color:#16a34a}.bad{color:#dc2626}ul.findings{margin:4px 0 8px;padding-left:20px;font-size:14px}
+ul.findings li{margin:2px 0}
 )css";
 
 std::string card(const std::string& value, const std::string& what) {
@@ -107,9 +109,14 @@ std::string render_html(const results_doc& doc) {
                    html_escape(doc.device.name), html_escape(doc.tool_version), html_escape(doc.commit),
                    html_escape(doc.created_utc), html_escape(doc.command), failed ? "bad" : "ok", passed, failed);
   o += device_section(doc);
+  const auto all_findings = findings(doc);
   for (const auto& suite : order) {
     const auto& rows = by_suite[suite];
     o += fmt::format("<section id=\"suite-{0}\"><h2>{0}</h2>", html_escape(suite));
+    std::string items;
+    for (const auto& f : all_findings)
+      if (f.suite == suite) items += "<li>" + html_escape(f.text) + "</li>";
+    if (!items.empty()) o += "<ul class=\"findings\">" + items + "</ul>";
     for (const auto& svg : charts_for(suite, rows, doc)) o += svg;
     o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 ? " open" : "",
                      rows.size(), table(rows));

@@ -194,3 +194,34 @@ TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
   EXPECT_THROW(advise::parse_access("sometimes"), usage_error);
   EXPECT_THROW(advise::parse_sharing("world"), usage_error);
 }
+
+#include "report/findings.hpp"
+
+TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
+  std::vector<case_result> rows;
+  auto red = [&](const char* kernel, double speedup) {
+    auto r = row("reduce", "sum", {{"kernel", std::string(kernel)}, {"type", std::string("f32")}, {"elements", std::int64_t{1} << 28}}, 1e-3);
+    r.metrics["speedup_vs_cub"] = speedup;
+    rows.push_back(r);
+  };
+  red("static_smem", 0.2);
+  red("grid_stride_vec", 1.004);
+  red("cub", 1.0);
+  for (std::int64_t k : {1, 2, 4, 32}) {
+    auto r = row("constant", "broadcast", {{"space", std::string("constant")}, {"distinct", k}}, 1e-4);
+    r.metrics["cycles_per_load"] = 40.0 + 11.0 * static_cast<double>(k - 1);
+    rows.push_back(r);
+  }
+  for (auto [ws, cyc] : {std::pair<std::int64_t, double>{1024, 34}, {2048, 34}, {4096, 100}, {65536, 104}}) {
+    auto r = row("constant", "working_set", {{"ws_bytes", ws}}, 1e-4);
+    r.metrics["cycles_per_load"] = cyc;
+    rows.push_back(r);
+  }
+  const auto f = report::findings(doc_with(rows));
+  std::string all;
+  for (const auto& x : f) all += x.suite + ": " + x.text + "\n";
+  EXPECT_NE(all.find("reduce: best memscope sum of 268435456 f32: grid_stride_vec, 1.004x CUB"), std::string::npos) << all;
+  EXPECT_NE(all.find("40.0 cycles for a broadcast, +11.0 cycles"), std::string::npos) << all;
+  EXPECT_NE(all.find("up to 2.0 KiB at 34 cycles; up to 64.0 KiB at 100-104 cycles"), std::string::npos) << all;
+  EXPECT_TRUE(report::findings(doc_with({})).empty());
+}

@@ -1,0 +1,211 @@
+#include "report/findings.hpp"
+
+#include "harness/text_output.hpp"
+#include "report/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
+
+namespace memscope::report {
+namespace {
+
+using pred = std::function<bool(const case_result&)>;
+
+std::optional<std::int64_t> int_axis(const case_result& r, const std::string& name) {
+  for (const auto& [k, v] : r.axes)
+    if (k == name && std::holds_alternative<std::int64_t>(v)) return std::get<std::int64_t>(v);
+  return std::nullopt;
+}
+
+std::string str_axis(const case_result& r, const std::string& name) {
+  for (const auto& [k, v] : r.axes)
+    if (k == name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return {};
+}
+
+double metric(const case_result& r, const std::string& name) {
+  const auto it = r.metrics.find(name);
+  return it == r.metrics.end() ? std::nan("") : it->second;
+}
+
+std::vector<const case_result*> rows_of(const results_doc& doc, const std::string& suite, const pred& keep) {
+  std::vector<const case_result*> out;
+  for (const auto& r : doc.results)
+    if (r.suite == suite && r.timed && r.status == case_status::ok && keep(r)) out.push_back(&r);
+  return out;
+}
+
+std::int64_t largest(const std::vector<const case_result*>& rows, const std::string& axis_name) {
+  std::int64_t m = 0;
+  for (const auto* r : rows) m = std::max(m, int_axis(*r, axis_name).value_or(0));
+  return m;
+}
+
+const case_result* best_by(const std::vector<const case_result*>& rows, const std::function<double(const case_result&)>& score) {
+  const case_result* best = nullptr;
+  for (const auto* r : rows)
+    if (std::isfinite(score(*r)) && (!best || score(*r) > score(*best))) best = r;
+  return best;
+}
+
+void bandwidth(const results_doc& doc, std::vector<finding>& out) {
+  const auto all = rows_of(doc, "bandwidth", [](const case_result&) { return true; });
+  const auto size = largest(all, "bytes");
+  auto at_size = [&](const std::string& name) {
+    return rows_of(doc, "bandwidth", [&](const case_result& r) { return r.name == name && int_axis(r, "bytes") == size; });
+  };
+  if (const auto* b = best_by(at_size("copy"), [](const case_result& r) { return r.gbps; }))
+    out.push_back({"bandwidth", fmt::format("best copy kernel at {} per array: {} ({}), {:.0f} GB/s = {:.3f}x the same-run "
+                                            "cudaMemcpy ceiling", format_bytes(static_cast<double>(size)), b->name,
+                                            b->variant, b->gbps, b->fraction_of_copy)});
+  for (const char* name : {"read", "write"})
+    if (const auto* b = best_by(at_size(name), [](const case_result& r) { return r.gbps; }))
+      out.push_back({"bandwidth", fmt::format("{}-only traffic: {:.0f} GB/s = {:.3f}x the copy ceiling ({:.0f}% of the "
+                                              "theoretical {:.0f} GB/s)", name, b->gbps, b->fraction_of_copy,
+                                              100 * b->gbps / std::max(1.0, doc.device.theoretical_dram_gbps),
+                                              doc.device.theoretical_dram_gbps)});
+}
+
+void reduce(const results_doc& doc, std::vector<finding>& out) {
+  const auto all = rows_of(doc, "reduce", [](const case_result&) { return true; });
+  const auto n = largest(all, "elements");
+  for (const std::string type : {"f32", "i32"}) {
+    const auto rows = rows_of(doc, "reduce", [&](const case_result& r) {
+      return int_axis(r, "elements") == n && str_axis(r, "type") == type && str_axis(r, "kernel") != "cub";
+    });
+    if (const auto* b = best_by(rows, [](const case_result& r) { return metric(r, "speedup_vs_cub"); }))
+      out.push_back({"reduce", fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise "
+                                           "{:.1f}%)", n, type, str_axis(*b, "kernel"), metric(*b, "speedup_vs_cub"),
+                                           100 * b->stats.noise)});
+    const auto dyn = rows_of(doc, "reduce", [&](const case_result& r) {
+      return int_axis(r, "elements") == n && str_axis(r, "type") == type && str_axis(r, "kernel") == "dynamic_smem";
+    });
+    if (!dyn.empty() && std::isfinite(metric(*dyn[0], "speedup_vs_static_smem")))
+      out.push_back({"reduce", fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type,
+                                           metric(*dyn[0], "speedup_vs_static_smem"))});
+  }
+}
+
+void coalescing(const results_doc& doc, std::vector<finding>& out) {
+  for (const std::string dir : {"read", "write"}) {
+    const auto rows = rows_of(doc, "coalescing", [&](const case_result& r) {
+      return r.name == "offset" && int_axis(r, "elem_bytes") == 4 && str_axis(r, "direction") == dir && int_axis(r, "offset") == 1;
+    });
+    if (!rows.empty())
+      out.push_back({"coalescing", fmt::format("4-byte {}s starting one element off alignment: {:.2f}x the aligned bandwidth "
+                                               "(sector model: {:.2f})", dir, metric(*rows[0], "relative_to_aligned"),
+                                               metric(*rows[0], "predicted_efficiency"))});
+  }
+  for (const auto& r : doc.results)
+    if (r.suite == "coalescing" && r.name == "malloc_alignment" && r.metrics.count("alignment_bytes"))
+      out.push_back({"coalescing", fmt::format("cudaMalloc alignment observed: {:.0f} bytes (at least 256 promised)",
+                                               r.metrics.at("alignment_bytes"))});
+}
+
+void bank_conflicts(const results_doc& doc, std::vector<finding>& out) {
+  for (const std::string op : {"load", "store"}) {
+    const auto rows = rows_of(doc, "bank_conflicts", [&](const case_result& r) {
+      return r.name == "stride" && str_axis(r, "op") == op && metric(r, "predicted_wavefronts") > 1;
+    });
+    if (rows.empty()) continue;
+    std::size_t close = 0;
+    for (const auto* r : rows)
+      close += std::fabs(metric(*r, "cycles_per_access") / metric(*r, "predicted_wavefronts") - 1) <= 0.1;
+    out.push_back({"bank_conflicts", fmt::format("{}s: measured cycles per warp-access within 10% of the predicted "
+                                                 "wavefronts at {} of {} conflicted points", op, close, rows.size())});
+  }
+}
+
+void transpose(const results_doc& doc, std::vector<finding>& out) {
+  const auto rows = rows_of(doc, "transpose", [](const case_result&) { return true; });
+  std::vector<std::string> shapes;
+  for (const auto* r : rows)
+    if (std::find(shapes.begin(), shapes.end(), str_axis(*r, "shape")) == shapes.end()) shapes.push_back(str_axis(*r, "shape"));
+  for (const auto& s : shapes) {
+    const auto at = rows_of(doc, "transpose", [&](const case_result& r) { return str_axis(r, "shape") == s; });
+    if (const auto* b = best_by(at, [](const case_result& r) { return r.fraction_of_copy; }))
+      out.push_back({"transpose", fmt::format("{}: best {} at {:.3f}x the copy ceiling, {:.1f}x the naive kernel", s,
+                                              str_axis(*b, "kernel"), b->fraction_of_copy, metric(*b, "speedup_vs_naive"))});
+  }
+}
+
+void stencil(const results_doc& doc, std::vector<finding>& out) {
+  const auto all = rows_of(doc, "stencil", [](const case_result&) { return true; });
+  const auto n = largest(all, "elements");
+  for (std::int64_t radius : {1, 4, 8}) {
+    const auto at = rows_of(doc, "stencil", [&](const case_result& r) {
+      return int_axis(r, "elements") == n && int_axis(r, "radius") == radius;
+    });
+    const auto* b = best_by(at, [](const case_result& r) { return r.fraction_of_copy; });
+    const auto* w = best_by(at, [](const case_result& r) { return -r.fraction_of_copy; });
+    if (b && w)
+      out.push_back({"stencil", fmt::format("radius {} at {} points: best {} {:.3f}x the copy ceiling, worst {} {:.3f}x", radius, n,
+                                            str_axis(*b, "source"), b->fraction_of_copy, str_axis(*w, "source"),
+                                            w->fraction_of_copy)});
+  }
+}
+
+void constant(const results_doc& doc, std::vector<finding>& out) {
+  // Fit cycles = a + b (k - 1) to the constant-memory broadcast rows by least squares.
+  const auto rows = rows_of(doc, "constant", [](const case_result& r) {
+    return r.name == "broadcast" && str_axis(r, "space") == "constant";
+  });
+  if (rows.size() >= 2) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (const auto* r : rows) {
+      const double x = static_cast<double>(int_axis(*r, "distinct").value_or(1) - 1), y = metric(*r, "cycles_per_load");
+      sx += x; sy += y; sxx += x * x; sxy += x * y;
+    }
+    const double m = static_cast<double>(rows.size()), slope = (m * sxy - sx * sy) / (m * sxx - sx * sx),
+                 icept = (sy - slope * sx) / m;
+    out.push_back({"constant", fmt::format("constant cache: {:.1f} cycles for a broadcast, +{:.1f} cycles for each further "
+                                           "distinct address in a warp (least-squares fit over k = 1..32)", icept, slope)});
+  }
+  std::vector<std::pair<double, double>> curve;
+  for (const auto* r : rows_of(doc, "constant", [](const case_result& r) { return r.name == "working_set"; }))
+    curve.push_back({static_cast<double>(int_axis(*r, "ws_bytes").value_or(0)), metric(*r, "cycles_per_load")});
+  std::sort(curve.begin(), curve.end());
+  if (!curve.empty()) {
+    std::string levels;
+    double start_latency = curve.front().second;
+    for (double edge : level_edges(curve)) {
+      levels += fmt::format("{}up to {} at {:.0f} cycles", levels.empty() ? "" : "; ", format_bytes(edge), start_latency);
+      for (const auto& [x, y] : curve)
+        if (x > edge) { start_latency = y; break; }
+    }
+    levels += fmt::format("{}up to {} at {:.0f}-{:.0f} cycles", levels.empty() ? "" : "; ",
+                          format_bytes(curve.back().first), start_latency, curve.back().second);
+    out.push_back({"constant", "constant-memory levels (pointer chase): " + levels});
+  }
+}
+
+void spread_vs_baseline(const results_doc& doc, const std::string& suite, const std::string& metric_name,
+                        const std::string& what, std::vector<finding>& out) {
+  const auto rows = rows_of(doc, suite, [&](const case_result& r) { return std::isfinite(metric(r, metric_name)); });
+  if (rows.empty()) return;
+  double lo = 1e300, hi = -1e300;
+  for (const auto* r : rows) { lo = std::min(lo, metric(*r, metric_name)); hi = std::max(hi, metric(*r, metric_name)); }
+  out.push_back({suite, fmt::format("{}: {:.3f}x to {:.3f}x over {} points", what, lo, hi, rows.size())});
+}
+
+}  // namespace
+
+std::vector<finding> findings(const results_doc& doc) {
+  std::vector<finding> out;
+  bandwidth(doc, out);
+  reduce(doc, out);
+  coalescing(doc, out);
+  bank_conflicts(doc, out);
+  transpose(doc, out);
+  stencil(doc, out);
+  constant(doc, out);
+  spread_vs_baseline(doc, "transform", "speedup_vs_constant", "matrix outside __constant__, speed relative to __constant__", out);
+  spread_vs_baseline(doc, "readonly", "speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads", out);
+  return out;
+}
+
+}  // namespace memscope::report
