@@ -29,11 +29,7 @@ const case_result* find(const results_doc* doc, const std::string& suite, const 
   return nullptr;
 }
 
-double metric(const case_result* r, const char* name) {
-  if (!r) return std::nan("");
-  const auto it = r->metrics.find(name);
-  return it == r->metrics.end() ? std::nan("") : it->second;
-}
+double metric(const case_result* r, const char* name) { return r ? r->metric(name) : std::nan(""); }
 
 std::int64_t largest(const results_doc* doc, const std::string& suite, const std::string& axis_name) {
   std::int64_t m = 0;

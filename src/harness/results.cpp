@@ -1,10 +1,28 @@
 #include "harness/results.hpp"
 
+#include <cmath>
 #include <fstream>
 
 namespace memscope {
 
 using nlohmann::json;
+
+std::optional<std::int64_t> case_result::int_axis(const std::string& axis_name) const {
+  for (const auto& [k, v] : axes)
+    if (k == axis_name && std::holds_alternative<std::int64_t>(v)) return std::get<std::int64_t>(v);
+  return std::nullopt;
+}
+
+std::string case_result::string_axis(const std::string& axis_name) const {
+  for (const auto& [k, v] : axes)
+    if (k == axis_name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
+  return {};
+}
+
+double case_result::metric(const std::string& metric_name) const {
+  const auto it = metrics.find(metric_name);
+  return it == metrics.end() ? std::nan("") : it->second;
+}
 
 const char* to_string(case_status s) {
   switch (s) {

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,12 @@ struct case_result {
   std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
 
   std::string id() const { return suite + "/" + name; }
+  /// The value of an integer axis, if the row has one of that name.
+  std::optional<std::int64_t> int_axis(const std::string& axis_name) const;
+  /// The value of a string axis, or "" when the row has none of that name.
+  std::string string_axis(const std::string& axis_name) const;
+  /// metrics[name], or NaN when the row lacks it.
+  double metric(const std::string& metric_name) const;
 };
 
 struct results_doc {

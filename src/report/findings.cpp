@@ -15,23 +15,6 @@ namespace {
 
 using pred = std::function<bool(const case_result&)>;
 
-std::optional<std::int64_t> int_axis(const case_result& r, const std::string& name) {
-  for (const auto& [k, v] : r.axes)
-    if (k == name && std::holds_alternative<std::int64_t>(v)) return std::get<std::int64_t>(v);
-  return std::nullopt;
-}
-
-std::string str_axis(const case_result& r, const std::string& name) {
-  for (const auto& [k, v] : r.axes)
-    if (k == name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
-  return {};
-}
-
-double metric(const case_result& r, const std::string& name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() ? std::nan("") : it->second;
-}
-
 std::vector<const case_result*> rows_of(const results_doc& doc, const std::string& suite, const pred& keep) {
   std::vector<const case_result*> out;
   for (const auto& r : doc.results)
@@ -41,7 +24,7 @@ std::vector<const case_result*> rows_of(const results_doc& doc, const std::strin
 
 std::int64_t largest(const std::vector<const case_result*>& rows, const std::string& axis_name) {
   std::int64_t m = 0;
-  for (const auto* r : rows) m = std::max(m, int_axis(*r, axis_name).value_or(0));
+  for (const auto* r : rows) m = std::max(m, r->int_axis(axis_name).value_or(0));
   return m;
 }
 
@@ -56,7 +39,7 @@ void bandwidth(const results_doc& doc, std::vector<finding>& out) {
   const auto all = rows_of(doc, "bandwidth", [](const case_result&) { return true; });
   const auto size = largest(all, "bytes");
   auto at_size = [&](const std::string& name) {
-    return rows_of(doc, "bandwidth", [&](const case_result& r) { return r.name == name && int_axis(r, "bytes") == size; });
+    return rows_of(doc, "bandwidth", [&](const case_result& r) { return r.name == name && r.int_axis("bytes") == size; });
   };
   if (const auto* b = best_by(at_size("copy"), [](const case_result& r) { return r.gbps; }))
     out.push_back({"bandwidth", fmt::format("best copy kernel at {} per array: {} ({}), {:.0f} GB/s = {:.3f}x the same-run "
@@ -75,30 +58,30 @@ void reduce(const results_doc& doc, std::vector<finding>& out) {
   const auto n = largest(all, "elements");
   for (const std::string type : {"f32", "i32"}) {
     const auto rows = rows_of(doc, "reduce", [&](const case_result& r) {
-      return int_axis(r, "elements") == n && str_axis(r, "type") == type && str_axis(r, "kernel") != "cub";
+      return r.int_axis("elements") == n && r.string_axis("type") == type && r.string_axis("kernel") != "cub";
     });
-    if (const auto* b = best_by(rows, [](const case_result& r) { return metric(r, "speedup_vs_cub"); }))
+    if (const auto* b = best_by(rows, [](const case_result& r) { return r.metric("speedup_vs_cub"); }))
       out.push_back({"reduce", fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise "
-                                           "{:.1f}%)", n, type, str_axis(*b, "kernel"), metric(*b, "speedup_vs_cub"),
+                                           "{:.1f}%)", n, type, b->string_axis("kernel"), b->metric("speedup_vs_cub"),
                                            100 * b->stats.noise)});
     const auto dyn = rows_of(doc, "reduce", [&](const case_result& r) {
-      return int_axis(r, "elements") == n && str_axis(r, "type") == type && str_axis(r, "kernel") == "dynamic_smem";
+      return r.int_axis("elements") == n && r.string_axis("type") == type && r.string_axis("kernel") == "dynamic_smem";
     });
-    if (!dyn.empty() && std::isfinite(metric(*dyn[0], "speedup_vs_static_smem")))
+    if (!dyn.empty() && std::isfinite(dyn[0]->metric("speedup_vs_static_smem")))
       out.push_back({"reduce", fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type,
-                                           metric(*dyn[0], "speedup_vs_static_smem"))});
+                                           dyn[0]->metric("speedup_vs_static_smem"))});
   }
 }
 
 void coalescing(const results_doc& doc, std::vector<finding>& out) {
   for (const std::string dir : {"read", "write"}) {
     const auto rows = rows_of(doc, "coalescing", [&](const case_result& r) {
-      return r.name == "offset" && int_axis(r, "elem_bytes") == 4 && str_axis(r, "direction") == dir && int_axis(r, "offset") == 1;
+      return r.name == "offset" && r.int_axis("elem_bytes") == 4 && r.string_axis("direction") == dir && r.int_axis("offset") == 1;
     });
     if (!rows.empty())
       out.push_back({"coalescing", fmt::format("4-byte {}s starting one element off alignment: {:.2f}x the aligned bandwidth "
-                                               "(sector model: {:.2f})", dir, metric(*rows[0], "relative_to_aligned"),
-                                               metric(*rows[0], "predicted_efficiency"))});
+                                               "(sector model: {:.2f})", dir, rows[0]->metric("relative_to_aligned"),
+                                               rows[0]->metric("predicted_efficiency"))});
   }
   for (const auto& r : doc.results)
     if (r.suite == "coalescing" && r.name == "malloc_alignment" && r.metrics.count("alignment_bytes"))
@@ -109,12 +92,12 @@ void coalescing(const results_doc& doc, std::vector<finding>& out) {
 void bank_conflicts(const results_doc& doc, std::vector<finding>& out) {
   for (const std::string op : {"load", "store"}) {
     const auto rows = rows_of(doc, "bank_conflicts", [&](const case_result& r) {
-      return r.name == "stride" && str_axis(r, "op") == op && metric(r, "predicted_wavefronts") > 1;
+      return r.name == "stride" && r.string_axis("op") == op && r.metric("predicted_wavefronts") > 1;
     });
     if (rows.empty()) continue;
     std::size_t close = 0;
     for (const auto* r : rows)
-      close += std::fabs(metric(*r, "cycles_per_access") / metric(*r, "predicted_wavefronts") - 1) <= 0.1;
+      close += std::fabs(r->metric("cycles_per_access") / r->metric("predicted_wavefronts") - 1) <= 0.1;
     out.push_back({"bank_conflicts", fmt::format("{}s: measured cycles per warp-access within 10% of the predicted "
                                                  "wavefronts at {} of {} conflicted points", op, close, rows.size())});
   }
@@ -124,12 +107,12 @@ void transpose(const results_doc& doc, std::vector<finding>& out) {
   const auto rows = rows_of(doc, "transpose", [](const case_result&) { return true; });
   std::vector<std::string> shapes;
   for (const auto* r : rows)
-    if (std::find(shapes.begin(), shapes.end(), str_axis(*r, "shape")) == shapes.end()) shapes.push_back(str_axis(*r, "shape"));
+    if (std::find(shapes.begin(), shapes.end(), r->string_axis("shape")) == shapes.end()) shapes.push_back(r->string_axis("shape"));
   for (const auto& s : shapes) {
-    const auto at = rows_of(doc, "transpose", [&](const case_result& r) { return str_axis(r, "shape") == s; });
+    const auto at = rows_of(doc, "transpose", [&](const case_result& r) { return r.string_axis("shape") == s; });
     if (const auto* b = best_by(at, [](const case_result& r) { return r.fraction_of_copy; }))
       out.push_back({"transpose", fmt::format("{}: best {} at {:.3f}x the copy ceiling, {:.1f}x the naive kernel", s,
-                                              str_axis(*b, "kernel"), b->fraction_of_copy, metric(*b, "speedup_vs_naive"))});
+                                              b->string_axis("kernel"), b->fraction_of_copy, b->metric("speedup_vs_naive"))});
   }
 }
 
@@ -138,13 +121,13 @@ void stencil(const results_doc& doc, std::vector<finding>& out) {
   const auto n = largest(all, "elements");
   for (std::int64_t radius : {1, 4, 8}) {
     const auto at = rows_of(doc, "stencil", [&](const case_result& r) {
-      return int_axis(r, "elements") == n && int_axis(r, "radius") == radius;
+      return r.int_axis("elements") == n && r.int_axis("radius") == radius;
     });
     const auto* b = best_by(at, [](const case_result& r) { return r.fraction_of_copy; });
     const auto* w = best_by(at, [](const case_result& r) { return -r.fraction_of_copy; });
     if (b && w)
       out.push_back({"stencil", fmt::format("radius {} at {} points: best {} {:.3f}x the copy ceiling, worst {} {:.3f}x", radius, n,
-                                            str_axis(*b, "source"), b->fraction_of_copy, str_axis(*w, "source"),
+                                            b->string_axis("source"), b->fraction_of_copy, w->string_axis("source"),
                                             w->fraction_of_copy)});
   }
 }
@@ -152,12 +135,12 @@ void stencil(const results_doc& doc, std::vector<finding>& out) {
 void constant(const results_doc& doc, std::vector<finding>& out) {
   // Fit cycles = a + b (k - 1) to the constant-memory broadcast rows by least squares.
   const auto rows = rows_of(doc, "constant", [](const case_result& r) {
-    return r.name == "broadcast" && str_axis(r, "space") == "constant";
+    return r.name == "broadcast" && r.string_axis("space") == "constant";
   });
   if (rows.size() >= 2) {
     double sx = 0, sy = 0, sxx = 0, sxy = 0;
     for (const auto* r : rows) {
-      const double x = static_cast<double>(int_axis(*r, "distinct").value_or(1) - 1), y = metric(*r, "cycles_per_load");
+      const double x = static_cast<double>(r->int_axis("distinct").value_or(1) - 1), y = r->metric("cycles_per_load");
       sx += x; sy += y; sxx += x * x; sxy += x * y;
     }
     const double m = static_cast<double>(rows.size()), slope = (m * sxy - sx * sy) / (m * sxx - sx * sx),
@@ -167,7 +150,7 @@ void constant(const results_doc& doc, std::vector<finding>& out) {
   }
   std::vector<std::pair<double, double>> curve;
   for (const auto* r : rows_of(doc, "constant", [](const case_result& r) { return r.name == "working_set"; }))
-    curve.push_back({static_cast<double>(int_axis(*r, "ws_bytes").value_or(0)), metric(*r, "cycles_per_load")});
+    curve.push_back({static_cast<double>(r->int_axis("ws_bytes").value_or(0)), r->metric("cycles_per_load")});
   std::sort(curve.begin(), curve.end());
   if (!curve.empty()) {
     std::string levels;
@@ -185,10 +168,10 @@ void constant(const results_doc& doc, std::vector<finding>& out) {
 
 void spread_vs_baseline(const results_doc& doc, const std::string& suite, const std::string& metric_name,
                         const std::string& what, std::vector<finding>& out) {
-  const auto rows = rows_of(doc, suite, [&](const case_result& r) { return std::isfinite(metric(r, metric_name)); });
+  const auto rows = rows_of(doc, suite, [&](const case_result& r) { return std::isfinite(r.metric(metric_name)); });
   if (rows.empty()) return;
   double lo = 1e300, hi = -1e300;
-  for (const auto* r : rows) { lo = std::min(lo, metric(*r, metric_name)); hi = std::max(hi, metric(*r, metric_name)); }
+  for (const auto* r : rows) { lo = std::min(lo, r->metric(metric_name)); hi = std::max(hi, r->metric(metric_name)); }
   out.push_back({suite, fmt::format("{}: {:.3f}x to {:.3f}x over {} points", what, lo, hi, rows.size())});
 }
 

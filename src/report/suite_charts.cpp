@@ -14,29 +14,12 @@
 namespace memscope::report {
 namespace {
 
-std::optional<std::int64_t> int_axis(const case_result& r, const std::string& name) {
-  for (const auto& [k, v] : r.axes)
-    if (k == name && std::holds_alternative<std::int64_t>(v)) return std::get<std::int64_t>(v);
-  return std::nullopt;
-}
-
-std::string str_axis(const case_result& r, const std::string& name) {
-  for (const auto& [k, v] : r.axes)
-    if (k == name && std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
-  return {};
-}
-
-double metric(const case_result& r, const std::string& name) {
-  const auto it = r.metrics.find(name);
-  return it == r.metrics.end() ? std::nan("") : it->second;
-}
-
 /// The largest value an integer axis takes among timed rows: charts show the biggest problem.
 std::int64_t largest(const suite_rows& rows, const std::string& axis_name) {
   std::int64_t m = 0;
   for (const auto* r : rows)
     if (r->timed)
-      if (auto v = int_axis(*r, axis_name)) m = std::max(m, *v);
+      if (auto v = r->int_axis(axis_name)) m = std::max(m, *v);
   return m;
 }
 
@@ -84,7 +67,7 @@ std::vector<std::string> bandwidth_charts(const suite_rows& rows, const results_
   const auto size = largest(rows, "bytes");
   return {render(gbps_bars(
       fmt::format("STREAM-like kernels at {} MiB per array", size >> 20), rows, doc,
-      [&](const case_result& r) { return int_axis(r, "bytes") == size; },
+      [&](const case_result& r) { return r.int_axis("bytes") == size; },
       [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },
       [](const case_result& r) { return r.name == "memcpy"; }))};
 }
@@ -93,33 +76,33 @@ std::vector<std::string> reduce_charts(const suite_rows& rows, const results_doc
   const auto n = largest(rows, "elements");
   return {render(gbps_bars(
       fmt::format("Sum of {} values: memscope variants against CUB", n), rows, doc,
-      [&](const case_result& r) { return int_axis(r, "elements") == n; },
-      [](const case_result& r) { return str_axis(r, "kernel") + " " + str_axis(r, "type"); },
-      [](const case_result& r) { return str_axis(r, "kernel") == "cub"; }))};
+      [&](const case_result& r) { return r.int_axis("elements") == n; },
+      [](const case_result& r) { return r.string_axis("kernel") + " " + r.string_axis("type"); },
+      [](const case_result& r) { return r.string_axis("kernel") == "cub"; }))};
 }
 
 std::vector<std::string> coalescing_charts(const suite_rows& rows, const results_doc&) {
   auto series_name = [](const case_result& r) {
-    return fmt::format("{} B {}", int_axis(r, "elem_bytes").value_or(0), str_axis(r, "direction"));
+    return fmt::format("{} B {}", r.int_axis("elem_bytes").value_or(0), r.string_axis("direction"));
   };
   auto gb = [](const case_result& r) { return r.gbps; };
   auto offset = lines("Bandwidth vs start offset (useful bytes)", "offset (elements)", "GB/s", rows,
                       [](const case_result& r) { return r.name == "offset"; }, series_name,
-                      [](const case_result& r) { return static_cast<double>(int_axis(r, "offset").value_or(0)); }, gb);
+                      [](const case_result& r) { return static_cast<double>(r.int_axis("offset").value_or(0)); }, gb);
   auto stride = lines("Bandwidth vs stride (useful bytes)", "stride (elements)", "GB/s", rows,
                       [](const case_result& r) { return r.name == "stride"; }, series_name,
-                      [](const case_result& r) { return static_cast<double>(int_axis(r, "stride").value_or(1)); }, gb);
+                      [](const case_result& r) { return static_cast<double>(r.int_axis("stride").value_or(1)); }, gb);
   stride.log_x = stride.log_y = true;
   // The sector model, scaled to the measured unit-stride 4-byte read.
   series model{"sector model (4 B read)", {}, true};
   double base = 0;
   for (const auto* r : rows)
-    if (r->timed && r->name == "stride" && int_axis(*r, "elem_bytes") == 4 && str_axis(*r, "direction") == "read") {
-      if (int_axis(*r, "stride") == 1) base = r->gbps;
+    if (r->timed && r->name == "stride" && r->int_axis("elem_bytes") == 4 && r->string_axis("direction") == "read") {
+      if (r->int_axis("stride") == 1) base = r->gbps;
     }
   for (const auto* r : rows)
-    if (r->timed && r->name == "stride" && int_axis(*r, "elem_bytes") == 4 && str_axis(*r, "direction") == "read")
-      model.points.push_back({static_cast<double>(int_axis(*r, "stride").value_or(1)), base * metric(*r, "predicted_efficiency")});
+    if (r->timed && r->name == "stride" && r->int_axis("elem_bytes") == 4 && r->string_axis("direction") == "read")
+      model.points.push_back({static_cast<double>(r->int_axis("stride").value_or(1)), base * r->metric("predicted_efficiency")});
   if (base > 0) stride.lines.push_back(model);
   return {render(offset), render(stride)};
 }
@@ -129,18 +112,18 @@ std::vector<std::string> bank_charts(const suite_rows& rows, const results_doc&)
   for (const std::string op : {"load", "store"}) {
     auto chart = lines(
         "Shared memory " + op + "s: cycles per warp-access vs stride", "stride (words)", "cycles per warp-access", rows,
-        [&](const case_result& r) { return r.name == "stride" && str_axis(r, "op") == op; },
-        [](const case_result& r) { return fmt::format("{} B measured", int_axis(r, "word_bytes").value_or(0)); },
-        [](const case_result& r) { return static_cast<double>(int_axis(r, "stride").value_or(1)); },
-        [](const case_result& r) { return metric(r, "cycles_per_access"); });
+        [&](const case_result& r) { return r.name == "stride" && r.string_axis("op") == op; },
+        [](const case_result& r) { return fmt::format("{} B measured", r.int_axis("word_bytes").value_or(0)); },
+        [](const case_result& r) { return static_cast<double>(r.int_axis("stride").value_or(1)); },
+        [](const case_result& r) { return r.metric("cycles_per_access"); });
     std::map<std::int64_t, series> predicted;
     for (const auto* r : rows)
-      if (r->timed && r->name == "stride" && str_axis(*r, "op") == op) {
-        const auto w = int_axis(*r, "word_bytes").value_or(0);
+      if (r->timed && r->name == "stride" && r->string_axis("op") == op) {
+        const auto w = r->int_axis("word_bytes").value_or(0);
         auto& s = predicted[w];
         s.name = fmt::format("{} B predicted", w);
         s.dashed = true;
-        s.points.push_back({static_cast<double>(int_axis(*r, "stride").value_or(1)), metric(*r, "predicted_wavefronts")});
+        s.points.push_back({static_cast<double>(r->int_axis("stride").value_or(1)), r->metric("predicted_wavefronts")});
       }
     for (auto& [w, s] : predicted) chart.lines.push_back(s);
     chart.log_x = true;
@@ -151,8 +134,8 @@ std::vector<std::string> bank_charts(const suite_rows& rows, const results_doc&)
   col.value_label = "cycles per warp-access (lower is better)";
   for (const auto* r : rows)
     if (r->timed && r->name == "column")
-      col.bars.push_back({str_axis(*r, "layout") + " " + str_axis(*r, "op"), metric(*r, "cycles_per_access"),
-                          str_axis(*r, "layout") == "naive"});
+      col.bars.push_back({r->string_axis("layout") + " " + r->string_axis("op"), r->metric("cycles_per_access"),
+                          r->string_axis("layout") == "naive"});
   if (!col.bars.empty()) out.push_back(render(col));
   return out;
 }
@@ -163,30 +146,30 @@ std::vector<std::string> grouped_gbps(const std::string& title, const suite_rows
   const auto n = size_axis.empty() ? 0 : largest(rows, size_axis);
   return {render(gbps_bars(
       n ? fmt::format("{} ({} = {})", title, size_axis, n) : title, rows, doc,
-      [&](const case_result& r) { return size_axis.empty() || int_axis(r, size_axis) == n; },
+      [&](const case_result& r) { return size_axis.empty() || r.int_axis(size_axis) == n; },
       [&](const case_result& r) {
         std::string l;
         for (const auto& a : label_axes) {
-          const auto s = str_axis(r, a);
-          l += (l.empty() ? "" : " ") + (s.empty() ? a + "=" + std::to_string(int_axis(r, a).value_or(0)) : s);
+          const auto s = r.string_axis(a);
+          l += (l.empty() ? "" : " ") + (s.empty() ? a + "=" + std::to_string(r.int_axis(a).value_or(0)) : s);
         }
         return l;
       },
-      [&](const case_result& r) { return !peer_axis.empty() && str_axis(r, peer_axis) == peer_value; }))};
+      [&](const case_result& r) { return !peer_axis.empty() && r.string_axis(peer_axis) == peer_value; }))};
 }
 
 std::vector<std::string> constant_charts(const suite_rows& rows, const results_doc&) {
   auto bc = lines(
       "Warp-load cost vs distinct addresses per warp", "distinct addresses k", "cycles per warp-load", rows,
-      [](const case_result& r) { return r.name == "broadcast"; }, [](const case_result& r) { return str_axis(r, "space"); },
-      [](const case_result& r) { return static_cast<double>(int_axis(r, "distinct").value_or(1)); },
-      [](const case_result& r) { return metric(r, "cycles_per_load"); });
+      [](const case_result& r) { return r.name == "broadcast"; }, [](const case_result& r) { return r.string_axis("space"); },
+      [](const case_result& r) { return static_cast<double>(r.int_axis("distinct").value_or(1)); },
+      [](const case_result& r) { return r.metric("cycles_per_load"); });
   bc.log_x = true;
   auto ws = lines(
       "Constant-memory latency vs working set", "working set (bytes)", "cycles per load", rows,
       [](const case_result& r) { return r.name == "working_set"; }, [](const case_result&) { return std::string("__constant__ chase"); },
-      [](const case_result& r) { return static_cast<double>(int_axis(r, "ws_bytes").value_or(0)); },
-      [](const case_result& r) { return metric(r, "cycles_per_load"); });
+      [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); },
+      [](const case_result& r) { return r.metric("cycles_per_load"); });
   ws.log_x = true;
   if (!ws.lines.empty())
     for (double edge : level_edges(ws.lines.front().points)) ws.x_marks.push_back({edge, fmt::format("level ends {:.0f} B", edge)});
@@ -218,8 +201,8 @@ std::vector<std::string> charts_for(const std::string& suite, const suite_rows& 
   if (suite == "bank_conflicts") return bank_charts(rows, doc);
   if (suite == "transpose") {
     bar_chart c = gbps_bars("Transpose: kernels by shape", rows, doc, always,
-                            [](const case_result& r) { return str_axis(r, "kernel") + " " + str_axis(r, "shape"); },
-                            [](const case_result& r) { return str_axis(r, "kernel") == "naive"; });
+                            [](const case_result& r) { return r.string_axis("kernel") + " " + r.string_axis("shape"); },
+                            [](const case_result& r) { return r.string_axis("kernel") == "naive"; });
     return {render(c)};
   }
   if (suite == "stencil") return grouped_gbps("Stencil by coefficient source and radius", rows, doc, "elements", {"source", "radius"});
@@ -231,8 +214,8 @@ std::vector<std::string> charts_for(const std::string& suite, const suite_rows& 
     c.value_label = "G lookups/s";
     for (const auto* r : rows)
       if (r->timed)
-        c.bars.push_back({str_axis(*r, "path") + " " + std::to_string(int_axis(*r, "table_bytes").value_or(0) >> 20) + " MiB",
-                          r->elements_per_s / 1e9, str_axis(*r, "path") == "plain"});
+        c.bars.push_back({r->string_axis("path") + " " + std::to_string(r->int_axis("table_bytes").value_or(0) >> 20) + " MiB",
+                          r->elements_per_s / 1e9, r->string_axis("path") == "plain"});
     return {render(c)};
   }
   return generic_charts(suite, rows, doc);
