@@ -171,6 +171,11 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
       out.emplace_back(tok);
     } else {
       const std::int64_t v = parse_int_value(tok);
+      if (ax.only_listed && std::none_of(ax.full.begin(), ax.full.end(), [&](const axis_value& f) { return f == axis_value(v); })) {
+        std::string list;
+        for (const auto& f : ax.full) list += (list.empty() ? "" : ", ") + std::to_string(std::get<std::int64_t>(f));
+        throw usage_error("axis '" + ax.name + "' takes only " + list + ", not " + tok);
+      }
       if (v < ax.min_value || v > ax.max_value)
         throw usage_error("axis '" + ax.name + "' value " + tok + " is out of range [" + std::to_string(ax.min_value) +
                           ", " + std::to_string(ax.max_value) + "]");

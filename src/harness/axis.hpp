@@ -35,6 +35,8 @@ struct axis {
   std::int64_t max_value = INT64_MAX;
   /// For string axes that accept values beyond `full` (a shape "RxC"): throws usage_error.
   std::function<void(const std::string&)> validate;
+  /// Integer axes whose listed values are the only ones the case implements (element sizes).
+  bool only_listed = false;
 
   static axis integers(std::string name, std::vector<std::int64_t> values, std::string description = {});
   /// Values are exponents: pow2("bytes", {28, 30}) means 2^28 and 2^30.
@@ -45,6 +47,7 @@ struct axis {
   axis& with_verify(std::vector<axis_value> v) { verify = std::move(v); return *this; }
   axis& with_range(std::int64_t lo, std::int64_t hi) { min_value = lo; max_value = hi; return *this; }
   axis& with_validator(std::function<void(const std::string&)> v) { validate = std::move(v); return *this; }
+  axis& with_only_listed() { only_listed = true; return *this; }
 
   const std::vector<axis_value>& values(axis_set set) const;
   bool is_string() const { return kind == axis_kind::string; }

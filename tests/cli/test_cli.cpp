@@ -87,6 +87,9 @@ TEST(Cli, BadInputIsOneLineAndUsageExit) {
   expect_one_line_error("run bandwidth --axis type=f64", exit_usage, "has no value 'f64'");
   expect_one_line_error("run bandwidth --axis bytes", exit_usage, "malformed");
   expect_one_line_error("run bandwidth --device -1", exit_usage, "device");
+  expect_one_line_error("run coalescing/stride --axis elem_bytes=5", exit_usage, "takes only 4, 8, 16");
+  expect_one_line_error("run bank_conflicts --axis word_bytes=12", exit_usage, "takes only 4, 8, 16");
+  expect_one_line_error("run readonly --axis table_bytes=2^34", exit_usage, "out of range");
   expect_one_line_error("frobnicate", exit_usage, "frobnicate");
   expect_one_line_error("", exit_usage, "subcommand");
 }

@@ -76,3 +76,14 @@ TEST(Axis, ChoiceMapsNamesToEnumeratorsAndRejectsOthers) {
   EXPECT_EQ(choice<colour>(colour_names, "blue"), colour::blue);
   EXPECT_THROW(choice<colour>(colour_names, "purple"), std::invalid_argument);
 }
+
+TEST(Axis, OnlyListedIntegerAxesRejectOtherValues) {
+  auto ax = axis::integers("elem_bytes", {4, 8, 16}).with_only_listed();
+  EXPECT_EQ(resolve_values(ax, axis_set::full, {parse_axis_override("elem_bytes=8,16")}).size(), 2u);
+  try {
+    resolve_values(ax, axis_set::full, {parse_axis_override("elem_bytes=5")});
+    FAIL() << "5 accepted";
+  } catch (const usage_error& e) {
+    EXPECT_NE(std::string(e.what()).find("takes only 4, 8, 16"), std::string::npos) << e.what();
+  }
+}
