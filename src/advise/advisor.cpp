@@ -199,23 +199,66 @@ answer advise(const query& q, const results_doc* doc) {
     const bool clusters = !doc || doc->device.cluster_launch;
     const std::uint64_t cluster_smem =
         doc ? static_cast<std::uint64_t>(doc->device.max_cluster_size_nonportable) * doc->device.shared_per_block_optin : 16 * smem_block;
-    if (clusters && (!q.bytes || *q.bytes <= cluster_smem)) {
+    // Counters of --bytes: what histogram_even's automatic choice ran at the nearest measured
+    // bin count decides (it was tuned on these measurements); without it, capacity decides.
+    const case_result* nearest = nullptr;
+    if (doc && q.bytes) {
+      const double want = std::log2(std::max<double>(1.0, static_cast<double>(*q.bytes) / 4));
+      for (const auto& r : doc->results)
+        if (r.suite == "histogram" && r.name == "even" && r.timed && r.string_axis("strategy") == "auto" &&
+            r.string_axis("distribution") == "uniform" && r.int_axis("samples") == largest(doc, "histogram", "samples")) {
+          const double d = std::fabs(std::log2(static_cast<double>(r.int_axis("bins").value_or(1))) - want);
+          if (!nearest || d < std::fabs(std::log2(static_cast<double>(nearest->int_axis("bins").value_or(1))) - want)) nearest = &r;
+        }
+    }
+    const double kind = nearest ? nearest->metric("plan_strategy") : std::nan("");
+    const bool fits_cluster = clusters && (!q.bytes || *q.bytes <= cluster_smem);
+    if (kind == 2) {
+      a = {"written/grid/block", "shared memory per block, merged once",
+           "each block keeps a private copy in shared memory (shared atomics), then adds it to global memory once",
+           fmt::format("{} fits one block's shared memory with room for several blocks per SM: no traffic leaves the SM "
+                       "until the merge", format_bytes(*q.bytes)),
+           {}, "memscope/dsmem/histogram.cuh", "histogram"};
+    } else if (kind == 4) {
+      a = {"written/grid/cluster-split", "shared memory of a thread-block cluster, bin range split",
+           "launch clusters of 2-4 blocks; each block keeps its part of the counters in shared memory and reads every sample "
+           "of the cluster (L2 serves the repeated reads), so no atomic leaves its SM; merge once to global memory",
+           fmt::format("{} is more than one block's shared memory holds but fits a few blocks'", format_bytes(*q.bytes)),
+           {}, "memscope/dsmem/histogram.cuh", "histogram"};
+    } else if ((std::isnan(kind) && fits_cluster) || kind == 3) {
       a = {"written/grid/cluster", "distributed shared memory (thread-block clusters)",
            "spread the data over the shared memory of a cluster's blocks (cluster.map_shared_rank, remote atomics), "
            "cluster.sync() before the first remote access and before any block exits, then merge once to global memory",
            fmt::format("blocks must combine results; on compute capability 9.0+ a cluster of up to {} blocks shares up to {} "
                        "of shared memory, so the combining stays on chip",
                        doc ? doc->device.max_cluster_size_nonportable : 16, format_bytes(cluster_smem)),
-           {}, "memscope/cluster (histogram, issue 3)", "histogram, dsmem"};
+           {}, "memscope/dsmem/histogram.cuh", "histogram, dsmem"};
     } else {
       a = {"written/grid/global", "global memory with atomics (L2)",
-           "privatise per block in shared memory where the data fits, then atomically merge into global memory",
-           clusters ? fmt::format("{} exceeds what a cluster's shared memory holds ({})", format_bytes(*q.bytes), format_bytes(cluster_smem))
-                    : std::string("this GPU has no thread-block clusters (compute capability below 9.0)"),
-           {}, "memscope/shared/reduce.cuh", "histogram"};
+           "atomics straight into global memory: the counters stay in L2, and a warp whose values agree adds once",
+           !clusters ? std::string("this GPU has no thread-block clusters (compute capability below 9.0)")
+           : nearest ? fmt::format("at {} the counters outgrow what two blocks' shared memory holds, and on this GPU L2 atomics "
+                                   "then beat spreading them over larger clusters (every remote atomic crosses SMs)",
+                                   format_bytes(*q.bytes))
+                     : fmt::format("{} exceeds what a cluster's shared memory holds ({})", format_bytes(*q.bytes), format_bytes(cluster_smem)),
+           {}, "memscope/dsmem/histogram.cuh", "histogram"};
     }
-    const auto* h = find(doc, "histogram", "cub", {});
-    cite(a, doc, "histogram", h != nullptr, "histogram figures from the profile");
+    if (nearest)
+      a.evidence.push_back(fmt::format("histogram of {} uniform samples into {} bins: memscope's automatic choice {:.2f}x CUB "
+                                       "HistogramEven ({})", *nearest->int_axis("samples"), *nearest->int_axis("bins"),
+                                       nearest->metric("speedup_vs_cub"), where));
+    const auto n = largest(doc, "histogram", "samples");
+    for (const std::int64_t bins : {std::int64_t{4096}, std::int64_t{65536}, std::int64_t{524288}}) {
+      if (nearest && nearest->int_axis("bins") == bins) continue;
+      const auto* r = find(doc, "histogram", "even", {{"strategy", std::string("auto")}, {"bins", bins},
+                                                      {"distribution", std::string("uniform")}, {"samples", n}});
+      if (r) a.evidence.push_back(fmt::format("{} bins: automatic choice {:.2f}x CUB", bins, metric(r, "speedup_vs_cub")));
+    }
+    const auto* remote = find(doc, "dsmem", "latency", {{"target", std::string("dsmem_c2")}});
+    const auto* local = find(doc, "dsmem", "latency", {{"target", std::string("shared")}});
+    cite(a, doc, "histogram dsmem", remote && local,
+         fmt::format("a load from a peer block's shared memory costs {:.0f} cycles, from the block's own {:.0f} ({})",
+                     metric(remote, "cycles_per_load"), metric(local, "cycles_per_load"), where));
     return a;
   }
   a = {"written/streamed", "global memory", "coalesced, 32-byte-aligned stores (16-byte vectors where the layout allows)",

@@ -166,6 +166,82 @@ void constant(const results_doc& doc, std::vector<finding>& out) {
   }
 }
 
+std::string plan_name(const case_result& r) {
+  const double kind = r.metric("plan_strategy");
+  if (kind == 1) return "global atomics";
+  if (kind == 2) return "block shared memory";
+  if (kind == 3) return fmt::format("a {}-block DSMEM cluster", static_cast<int>(r.metric("plan_cluster_size")));
+  if (kind == 4) return fmt::format("a {}-block split cluster", static_cast<int>(r.metric("plan_cluster_size")));
+  return "?";
+}
+
+void histogram(const results_doc& doc, std::vector<finding>& out) {
+  const auto all = rows_of(doc, "histogram", [](const case_result& r) { return r.name == "even"; });
+  const auto n = largest(all, "samples");
+  std::vector<std::int64_t> bins;
+  for (const auto* r : all)
+    if (r->int_axis("samples") == n && std::find(bins.begin(), bins.end(), *r->int_axis("bins")) == bins.end())
+      bins.push_back(*r->int_axis("bins"));
+  std::sort(bins.begin(), bins.end());
+  for (const auto b : bins) {
+    const auto at = [&](const std::string& dist) {
+      return rows_of(doc, "histogram", [&](const case_result& r) {
+        return r.name == "even" && r.int_axis("samples") == n && r.int_axis("bins") == b && r.string_axis("distribution") == dist &&
+               r.string_axis("strategy") != "cub";
+      });
+    };
+    const auto rows = at("uniform");
+    const case_result* autop = nullptr;
+    for (const auto* r : rows)
+      if (r->string_axis("strategy") == "auto") autop = r;
+    const auto* best = best_by(rows, [](const case_result& r) { return r.metric("speedup_vs_cub"); });
+    if (!autop || !best) continue;
+    std::string text = fmt::format("{} bins, {} uniform samples: automatic choice ({}) {:.2f}x CUB HistogramEven", b, n,
+                                   plan_name(*autop), autop->metric("speedup_vs_cub"));
+    if (best != autop && best->string_axis("strategy") != "auto")
+      text += fmt::format("; fastest forced strategy {} {:.2f}x", best->string_axis("strategy"), best->metric("speedup_vs_cub"));
+    const auto skew = at("one_bin");
+    for (const auto* r : skew)
+      if (r->string_axis("strategy") == "auto")
+        text += fmt::format("; all samples in one bin: {:.2f}x", r->metric("speedup_vs_cub"));
+    out.push_back({"histogram", text});
+  }
+  const auto seed = rows_of(doc, "histogram", [](const case_result& r) { return r.name == "seed_table"; });
+  if (!seed.empty()) {
+    std::string text = "the seed's table (10M floats, 2048 bins):";
+    for (const auto* r : seed) text += fmt::format(" {} {}", r->string_axis("strategy"), format_seconds(r->stats.median));
+    out.push_back({"histogram", text});
+  }
+}
+
+void dsmem(const results_doc& doc, std::vector<finding>& out) {
+  const auto lat = rows_of(doc, "dsmem", [](const case_result& r) { return r.name == "latency"; });
+  if (!lat.empty()) {
+    std::string text = "dependent-load latency:";
+    for (const auto* r : lat) text += fmt::format(" {} {:.0f} cycles;", r->string_axis("target"), r->metric("cycles_per_load"));
+    text.pop_back();
+    out.push_back({"dsmem", text});
+  }
+  for (const std::string op : {"read", "write"}) {
+    const auto rows = rows_of(doc, "dsmem", [&](const case_result& r) {
+      return r.name == "bandwidth" && r.string_axis("op") == op && r.string_axis("target").rfind("dsmem_c", 0) == 0;
+    });
+    if (const auto* b = best_by(rows, [](const case_result& r) { return r.gbps; }))
+      out.push_back({"dsmem", fmt::format("fastest remote {}: {} with {}-byte accesses, {:.0f} GB/s over the GPU "
+                                          "({:.2f}x the same access to the block's own shared memory)", op,
+                                          b->string_axis("target"), b->int_axis("width").value_or(0), b->gbps,
+                                          b->metric("ratio_to_shared"))});
+  }
+  const auto tp = rows_of(doc, "dsmem", [](const case_result& r) {
+    return r.name == "transpose" && r.string_axis("kernel").rfind("dsmem_c", 0) == 0;
+  });
+  if (const auto* b = best_by(tp, [](const case_result& r) { return r.gbps; }))
+    out.push_back({"dsmem", fmt::format("DSMEM transpose ({}, {}): {:.2f}x the naive global-memory transpose, {:.2f}x the "
+                                        "padded 64x64 shared-memory tile (the seed claims ~2x over global memory)",
+                                        b->string_axis("kernel"), b->string_axis("shape"), b->metric("speedup_vs_naive"),
+                                        b->metric("speedup_vs_padded64"))});
+}
+
 void spread_vs_baseline(const results_doc& doc, const std::string& suite, const std::string& metric_name,
                         const std::string& what, std::vector<finding>& out) {
   const auto rows = rows_of(doc, suite, [&](const case_result& r) { return std::isfinite(r.metric(metric_name)); });
@@ -187,6 +263,8 @@ std::vector<finding> findings(const results_doc& doc) {
   stencil(doc, out);
   constant(doc, out);
   spread_vs_baseline(doc, "transform", "speedup_vs_constant", "matrix outside __constant__, speed relative to __constant__", out);
+  histogram(doc, out);
+  dsmem(doc, out);
   spread_vs_baseline(doc, "readonly", "speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads", out);
   return out;
 }

@@ -179,6 +179,60 @@ std::vector<std::string> constant_charts(const suite_rows& rows, const results_d
   return out;
 }
 
+/// Ratio to CUB against the bin count, one line per strategy (uniform samples, largest n):
+/// where each cluster size wins and where global atomics take over.
+std::vector<std::string> histogram_charts(const suite_rows& rows, const results_doc&) {
+  const auto n = largest(rows, "samples");
+  std::vector<std::string> out;
+  for (const std::string dist : {"uniform", "one_bin"}) {
+    auto c = lines(fmt::format("Histogram of {} {} samples: speed relative to CUB HistogramEven", n, dist), "bins",
+                   "x CUB (higher is better)", rows,
+                   [&](const case_result& r) {
+                     return r.name == "even" && r.int_axis("samples") == n && r.string_axis("distribution") == dist &&
+                            r.string_axis("strategy") != "cub";
+                   },
+                   [](const case_result& r) { return r.string_axis("strategy"); },
+                   [](const case_result& r) { return static_cast<double>(r.int_axis("bins").value_or(1)); },
+                   [](const case_result& r) { return r.metric("speedup_vs_cub"); });
+    c.log_x = c.log_y = true;
+    if (!c.lines.empty()) out.push_back(render(c));
+  }
+  bar_chart seed;
+  seed.title = "The seed's table on this GPU: 10M floats, 2048 bins";
+  seed.value_label = "microseconds per histogram (lower is better)";
+  for (const auto* r : rows)
+    if (r->timed && r->name == "seed_table")
+      seed.bars.push_back({r->string_axis("strategy"), r->stats.median * 1e6, r->string_axis("strategy") == "cub"});
+  if (!seed.bars.empty()) out.push_back(render(seed));
+  return out;
+}
+
+std::vector<std::string> dsmem_charts(const suite_rows& rows, const results_doc& doc) {
+  std::vector<std::string> out;
+  bar_chart lat;
+  lat.title = "Dependent-load latency: own shared memory, a peer's (DSMEM), L2";
+  lat.value_label = "cycles per load";
+  for (const auto* r : rows)
+    if (r->timed && r->name == "latency")
+      lat.bars.push_back({r->string_axis("target"), r->metric("cycles_per_load"), r->string_axis("target") == "shared"});
+  if (!lat.bars.empty()) out.push_back(render(lat));
+  for (const std::string op : {"read", "write"}) {
+    bar_chart bw = gbps_bars("Shared-memory " + op + " bandwidth, all SMs: own vs the neighbour block's", rows, doc,
+                             [&](const case_result& r) { return r.name == "bandwidth" && r.string_axis("op") == op; },
+                             [](const case_result& r) {
+                               return fmt::format("{} {} B", r.string_axis("target"), r.int_axis("width").value_or(0));
+                             },
+                             [](const case_result& r) { return r.string_axis("target") == "shared"; });
+    if (!bw.bars.empty()) out.push_back(render(bw));
+  }
+  bar_chart tp = gbps_bars("Transpose: DSMEM super-tiles vs naive and padded 64x64 tiles", rows, doc,
+                           [](const case_result& r) { return r.name == "transpose"; },
+                           [](const case_result& r) { return r.string_axis("kernel") + " " + r.string_axis("shape"); },
+                           [](const case_result& r) { return r.string_axis("kernel") == "padded64"; });
+  if (!tp.bars.empty()) out.push_back(render(tp));
+  return out;
+}
+
 std::vector<std::string> generic_charts(const std::string& suite, const suite_rows& rows, const results_doc& doc) {
   bool any_bytes = false;
   for (const auto* r : rows) any_bytes |= r->timed && r->gbps > 0;
@@ -218,6 +272,8 @@ std::vector<std::string> charts_for(const std::string& suite, const suite_rows& 
                           r->elements_per_s / 1e9, r->string_axis("path") == "plain"});
     return {render(c)};
   }
+  if (suite == "histogram") return histogram_charts(rows, doc);
+  if (suite == "dsmem") return dsmem_charts(rows, doc);
   return generic_charts(suite, rows, doc);
 }
 

@@ -16,6 +16,8 @@ const registry& builtin_registry() {
     suites::register_constant_symbols(r);
     suites::register_transform(r);
     suites::register_readonly(r);
+    suites::register_histogram(r);
+    suites::register_dsmem(r);
     return r;
   }();
   return reg;

@@ -14,5 +14,7 @@ void register_constant(registry& reg);
 void register_constant_symbols(registry& reg);
 void register_transform(registry& reg);
 void register_readonly(registry& reg);
+void register_histogram(registry& reg);
+void register_dsmem(registry& reg);
 }  // namespace suites
 }  // namespace memscope

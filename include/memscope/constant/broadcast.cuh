@@ -14,6 +14,7 @@
 // The __constant__ table and everything using it live in an anonymous namespace (see stencil.cuh).
 
 #include "memscope/constant/symbols.cuh"
+#include "memscope/core/chase.hpp"
 #include "memscope/core/cuda_check.hpp"
 
 #include <cstdint>
@@ -80,20 +81,10 @@ inline void upload_zeros() {
 /// Returns where the chase stands after `iters` steps from 0, for the check.
 inline int upload_chase(std::size_t ws_bytes, std::uint64_t seed, unsigned iters) {
   const std::size_t lines = ws_bytes / (policy::line_words * sizeof(int));
-  std::vector<int> order(lines);
-  for (std::size_t i = 0; i < lines; ++i) order[i] = static_cast<int>(i);
-  std::uint64_t x = seed | 1;
-  for (std::size_t i = lines - 1; i > 0; --i) {  // Fisher-Yates with a xorshift
-    x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-    std::swap(order[i], order[x % (i + 1)]);
-  }
-  std::vector<int> table(policy::table_words, 0);
-  for (std::size_t i = 0; i < lines; ++i)
-    table[order[i] * policy::line_words] = order[(i + 1) % lines] * policy::line_words;
-  symbols::to_symbol(c_table, table);
-  int at = 0;
-  for (unsigned it = 0; it < iters; ++it) at = table[at];
-  return at;
+  std::vector<std::uint32_t> ring = chase_ring(lines, policy::line_words, seed);
+  ring.resize(policy::table_words, 0);
+  symbols::to_symbol(c_table, std::vector<int>(ring.begin(), ring.end()));
+  return static_cast<int>(chase_position(ring, 0, iters));
 }
 
 template <space S>

@@ -1,0 +1,94 @@
+#pragma once
+// Launching thread-block clusters (compute capability 9.0+): the cluster dimension is a launch
+// attribute of cudaLaunchKernelEx, and whether a cluster can run at all is an occupancy
+// question (cudaOccupancyMaxActiveClusters), not a device constant: it depends on the
+// kernel's shared memory and registers, and on how many SMs each GPC has.
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/launch.cuh"
+
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace memscope {
+
+/// A launch configuration with a cluster of `cluster_size` blocks along x; `attr` must outlive it.
+inline cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, int cluster_size, std::size_t smem, cudaStream_t stream,
+                                         cudaLaunchAttribute& attr) {
+  attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster_size);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return config;
+}
+
+/// Lets `kernel` run in clusters above the portable 8 blocks where the GPU allows it.
+template <class Kernel>
+void allow_nonportable_clusters(Kernel kernel, int cluster_size) {
+  if (cluster_size > 8)
+    MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+}
+
+/// How many clusters of `cluster_size` blocks (`block_threads` threads and `smem` bytes of
+/// dynamic shared memory each) the GPU runs at once; 0 when none can be co-scheduled.
+/// Cached per kernel, device and shape: launchers call it inside timed loops.
+template <class Kernel>
+int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std::size_t smem) {
+  struct key {
+    const void* kernel;
+    int device, threads, cluster;
+    std::size_t smem;
+    bool operator==(const key& o) const {
+      return kernel == o.kernel && device == o.device && threads == o.threads && cluster == o.cluster && smem == o.smem;
+    }
+  };
+  static thread_local std::vector<std::pair<key, int>> cache;
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  const key k{reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem};
+  for (const auto& e : cache)
+    if (e.first == k) return e.second;
+
+  // The opt-in ceiling, not `smem`: the attribute is per kernel, and a later query for less
+  // shared memory must not lower it under a size an earlier query approved for launch.
+  int optin = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (smem > static_cast<std::size_t>(optin)) {
+    cache.emplace_back(k, 0);
+    return 0;
+  }
+  prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin));
+  allow_nonportable_clusters(kernel, cluster_size);
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
+                                                   dim3(static_cast<unsigned>(block_threads)), cluster_size, smem, nullptr, attr);
+  int clusters = 0;
+  // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
+  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+    (void)cudaGetLastError();
+    clusters = 0;
+  }
+  cache.emplace_back(k, clusters);
+  return clusters;
+}
+
+/// Enqueues kernel<<<grid, block, smem, stream>>> in clusters of `cluster_size` blocks along x
+/// (grid.x must be a multiple). The caller has prepared the kernel (max_active_clusters does).
+template <class... Params, class... Args>
+void launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int cluster_size, std::size_t smem,
+                    cudaStream_t stream, Args&&... args) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = cluster_config(grid, block, cluster_size, smem, stream, attr);
+  MEMSCOPE_CUDA_CALL(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
+}  // namespace memscope

@@ -1,0 +1,302 @@
+#pragma once
+// memscope::histogram::histogram_even: the counts of cub::DeviceHistogram::HistogramEven
+// (same levels, same bin rule, 32-bit counters), with the counters kept where they fit best:
+//   block_smem     every block privatises all bins in its shared memory;
+//   cluster_dsmem  a thread-block cluster spreads the bins over its blocks' shared memory
+//                  (distributed shared memory, sm_90+) and samples add to remote counters;
+//   global_atomics every sample adds to the output (L2 atomics), for any bin count.
+// Layers as in CUB: the per-sample loop, one kernel per strategy, a thin host launcher.
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/launch.cuh"
+#include "memscope/dsmem/cluster_launch.cuh"
+#include "memscope/dsmem/histogram_plan.hpp"
+
+#include <cooperative_groups.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace memscope::histogram {
+
+namespace cg = cooperative_groups;
+
+/// 16 bytes of samples, loaded with one instruction.
+template <class SampleT>
+struct alignas(16) sample_vector {
+  static_assert(16 % sizeof(SampleT) == 0, "sample types of 1, 2, 4, 8 or 16 bytes");
+  static constexpr int size = 16 / static_cast<int>(sizeof(SampleT));
+  SampleT v[size];
+};
+
+/// Bins one vector and hands add(bin, count) the counts. A warp whose samples all fall in one
+/// bin (the all-in-one-bin worst case, where every atomic contends) adds once.
+template <class SampleT, class Add>
+__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const even_bins<SampleT>& rule, Add& add) {
+  constexpr int k_size = sample_vector<SampleT>::size;
+  int bins[k_size];
+#pragma unroll
+  for (int k = 0; k < k_size; ++k) bins[k] = rule(in.v[k]);
+  bool one_bin = bins[0] >= 0;
+#pragma unroll
+  for (int k = 1; k < k_size; ++k) one_bin = one_bin && bins[k] == bins[0];
+  const auto warp = cg::coalesced_threads();
+  const int lead_bin = warp.shfl(bins[0], 0);
+  if (warp.all(one_bin && bins[0] == lead_bin)) {
+    if (warp.thread_rank() == 0) add(lead_bin, static_cast<std::uint32_t>(warp.size() * k_size));
+    return;
+  }
+  // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
+  // compares cost more than the atomics they save (1.05-1.1x faster without, docs/dsmem.md).
+#pragma unroll
+  for (int k = 0; k < k_size; ++k)
+    if (bins[k] >= 0) add(bins[k], 1u);
+}
+
+/// Every sample of [0, n) is binned by exactly one of `threads` threads (this one is `rank`):
+/// a scalar head up to the first 16-byte boundary, 16-byte vectors with
+/// policy::vectors_per_thread loads in flight, a scalar tail.
+template <class SampleT, class Add>
+__device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples, std::size_t n,
+                                             const even_bins<SampleT>& rule, std::size_t rank, std::size_t threads,
+                                             Add& add) {
+  using vec = sample_vector<SampleT>;
+  constexpr int k_vectors = policy::vectors_per_thread;
+  const auto address = reinterpret_cast<std::uintptr_t>(samples);
+  std::size_t head = ((16 - address % 16) % 16) / sizeof(SampleT);
+  if (head > n) head = n;
+  if (rank < head) {
+    const int bin = rule(samples[rank]);
+    if (bin >= 0) add(bin, 1u);
+  }
+  const auto* vectors = reinterpret_cast<const vec*>(samples + head);
+  const std::size_t num_vectors = (n - head) / vec::size;
+  for (std::size_t base = rank; base < num_vectors; base += threads * k_vectors) {
+    vec v[k_vectors];
+#pragma unroll
+    for (int u = 0; u < k_vectors; ++u) {
+      const std::size_t i = base + u * threads;
+      // Read-once samples are marked evict-first, so they do not push counters out of L2.
+      if (i < num_vectors) {
+        const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(vectors + i));
+        std::memcpy(&v[u], &raw, sizeof(raw));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < k_vectors; ++u)
+      if (base + u * threads < num_vectors) bin_vector(v[u], rule, add);
+  }
+  for (std::size_t i = head + num_vectors * vec::size + rank; i < n; i += threads) {
+    const int bin = rule(samples[i]);
+    if (bin >= 0) add(bin, 1u);
+  }
+}
+
+__device__ __forceinline__ std::size_t global_thread_rank() {
+  return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ std::size_t global_thread_count() {
+  return static_cast<std::size_t>(gridDim.x) * blockDim.x;
+}
+
+/// One dynamic shared-memory declaration for every kernel of this header (extern __shared__
+/// arrays of one name must agree in type across a translation unit).
+__device__ __forceinline__ std::uint32_t* shared_counters() {
+  extern __shared__ __align__(16) std::uint32_t memscope_histogram_smem[];
+  return memscope_histogram_smem;
+}
+
+template <class SampleT>
+__global__ void __launch_bounds__(policy::block_threads)
+    histogram_global_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule,
+                            std::uint32_t* __restrict__ histogram) {
+  auto add = [&](int bin, std::uint32_t count) { atomicAdd(histogram + bin, count); };
+  for_each_bin(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+}
+
+template <class SampleT>
+__global__ void __launch_bounds__(policy::block_threads)
+    histogram_block_smem_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule,
+                                std::uint32_t* __restrict__ histogram) {
+  std::uint32_t* counters = shared_counters();
+  for (int i = threadIdx.x; i < rule.num_bins; i += blockDim.x) counters[i] = 0;
+  __syncthreads();
+  auto add = [&](int bin, std::uint32_t count) { atomicAdd(counters + bin, count); };
+  for_each_bin(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+  __syncthreads();
+  for (int i = threadIdx.x; i < rule.num_bins; i += blockDim.x)
+    if (const std::uint32_t c = counters[i]) atomicAdd(histogram + i, c);
+}
+
+/// Bins are interleaved over the cluster: bin b lives in block b % C at b / C. C is a power of
+/// two, so owner and slot are a mask and a shift (the seed's contiguous split divides), and a
+/// skewed distribution's hot neighbouring bins land in different blocks.
+template <class SampleT>
+__global__ void __launch_bounds__(policy::block_threads)
+    histogram_cluster_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule,
+                             int log2_cluster, int bins_per_block, std::uint32_t* __restrict__ histogram) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t* counters = shared_counters();
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x) counters[i] = 0;
+  // Rule 1: a block may touch a peer's shared memory only after the peer has started and
+  // zeroed it. Blocks of a cluster are co-scheduled but not in lockstep; cluster.sync() (a
+  // release/acquire barrier over the cluster) is what guarantees both.
+  cluster.sync();
+  const unsigned owner_mask = (1u << log2_cluster) - 1u;
+  auto add = [&](int bin, std::uint32_t count) {
+    std::uint32_t* owner = cluster.map_shared_rank(counters, static_cast<unsigned>(bin) & owner_mask);
+    atomicAdd(owner + (bin >> log2_cluster), count);
+  };
+  for_each_bin(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+  // Rule 2: a block's shared memory ends with the block. Until every peer has finished adding
+  // into it, no block may exit, and none may read its own totals (they are still changing).
+  cluster.sync();
+  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x) {
+    const int bin = (i << log2_cluster) | rank;
+    if (bin < rule.num_bins)
+      if (const std::uint32_t c = counters[i]) atomicAdd(histogram + bin, c);
+  }
+#else
+  __trap();  // the launcher never runs this below sm_90 (no clusters)
+#endif
+}
+
+/// Bins split into C contiguous ranges, one per block of the cluster; every block of a cluster
+/// walks the same samples (the cluster, not the block, is the unit of the grid-stride loop) and
+/// counts only those in its own range. The C reads of a sample come close together from
+/// co-scheduled blocks, so L2 serves all but the first; nothing crosses to another SM's
+/// shared memory. The cluster launch is what guarantees the blocks run together.
+template <class SampleT>
+__global__ void __launch_bounds__(policy::block_threads)
+    histogram_split_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule,
+                           int log2_cluster, int bins_per_block, std::uint32_t* __restrict__ histogram) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  std::uint32_t* counters = shared_counters();
+  const int rank = static_cast<int>(cg::this_cluster().block_rank());
+  const int first = rank * bins_per_block;
+  const int owned = max(0, min(bins_per_block, rule.num_bins - first));
+  for (int i = threadIdx.x; i < owned; i += blockDim.x) counters[i] = 0;
+  __syncthreads();
+  auto add = [&](int bin, std::uint32_t count) {
+    const unsigned local = static_cast<unsigned>(bin - first);
+    if (local < static_cast<unsigned>(owned)) atomicAdd(counters + local, count);
+  };
+  const std::size_t cluster_id = blockIdx.x >> log2_cluster;
+  const std::size_t clusters = gridDim.x >> log2_cluster;
+  for_each_bin(samples, n, rule, cluster_id * blockDim.x + threadIdx.x, clusters * blockDim.x, add);
+  __syncthreads();
+  for (int i = threadIdx.x; i < owned; i += blockDim.x)
+    if (const std::uint32_t c = counters[i]) atomicAdd(histogram + first + i, c);
+#else
+  __trap();
+#endif
+}
+
+/// What plan_histogram needs to know about the current device (cached per device).
+inline device_limits current_device_limits() {
+  static thread_local std::vector<std::pair<int, device_limits>> cache;
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  for (const auto& e : cache)
+    if (e.first == device) return e.second;
+  int optin = 0, cluster = 0, major = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  device_limits d;
+  d.smem_per_block_optin = static_cast<std::size_t>(optin);
+  d.cluster_launch = cluster != 0 && major >= 9;
+  d.max_cluster_size = d.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
+  cache.emplace_back(device, d);
+  return d;
+}
+
+struct options {
+  strategy kind = strategy::automatic;
+  int cluster_size = 0;  // cluster_dsmem: 1, 2, 4, 8 or 16; 0 = choose
+};
+
+/// The plan histogram_even would run for these bins on the current device.
+template <class SampleT>
+plan plan_for(int num_bins, const options& opt) {
+  // Both cluster kernels have the same shape (threads, registers within the launch bounds);
+  // the remote-atomic kernel answers for both.
+  const auto runs = [](int c, std::size_t smem) {
+    return max_active_clusters(histogram_cluster_kernel<SampleT>, policy::block_threads, c, smem) > 0 &&
+           max_active_clusters(histogram_split_kernel<SampleT>, policy::block_threads, c, smem) > 0;
+  };
+  return plan_histogram(num_bins, current_device_limits(), opt.kind, opt.cluster_size, runs);
+}
+
+/// Enqueues the histogram of d_samples[0, num_samples) into d_histogram[0, num_levels - 1),
+/// which it overwrites (as CUB does). Returns the plan it ran.
+template <class SampleT>
+plan histogram_even(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
+                    SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
+  const auto rule = even_bins<SampleT>::make(num_levels, lower_level, upper_level);
+  if (num_samples < 0 || num_samples > policy::max_samples)
+    throw std::invalid_argument("histogram of " + std::to_string(num_samples) +
+                                " samples: 0 to 2^32-1 are supported (32-bit counters)");
+  const plan p = plan_for<SampleT>(rule.num_bins, opt);
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(rule.num_bins) * sizeof(std::uint32_t), stream));
+  if (num_samples == 0) return p;
+  const auto n = static_cast<std::size_t>(num_samples);
+  constexpr int threads = policy::block_threads;
+  const std::size_t per_block = std::size_t{threads} * policy::vectors_per_thread * sample_vector<SampleT>::size;
+
+  switch (p.kind) {
+    case strategy::global_atomics: {
+      const unsigned grid = persistent_grid(histogram_global_kernel<SampleT>, threads, 0, n, per_block);
+      histogram_global_kernel<SampleT><<<grid, threads, 0, stream>>>(d_samples, n, rule, d_histogram);
+      MEMSCOPE_CHECK_LAUNCH("histogram_global_kernel");
+      break;
+    }
+    case strategy::block_smem: {
+      prepare_dynamic_smem(histogram_block_smem_kernel<SampleT>, p.smem_bytes);
+      const unsigned grid = persistent_grid(histogram_block_smem_kernel<SampleT>, threads, p.smem_bytes, n, per_block);
+      histogram_block_smem_kernel<SampleT><<<grid, threads, p.smem_bytes, stream>>>(d_samples, n, rule, d_histogram);
+      MEMSCOPE_CHECK_LAUNCH("histogram_block_smem_kernel");
+      break;
+    }
+    case strategy::cluster_dsmem:
+    case strategy::cluster_split: {
+      const auto kernel = p.kind == strategy::cluster_dsmem ? histogram_cluster_kernel<SampleT> : histogram_split_kernel<SampleT>;
+      const int clusters = max_active_clusters(kernel, threads, p.cluster_size, p.smem_bytes);
+      // A split cluster walks its samples once per block, so it covers per_block samples a trip.
+      const std::size_t per_cluster = p.kind == strategy::cluster_dsmem ? per_block * static_cast<std::size_t>(p.cluster_size) : per_block;
+      const std::size_t wanted = ceil_div(n, per_cluster);
+      const std::size_t used = std::max<std::size_t>(1, std::min<std::size_t>(wanted, static_cast<std::size_t>(clusters)));
+      int log2_cluster = 0;
+      while ((1 << log2_cluster) < p.cluster_size) ++log2_cluster;
+      launch_cluster(kernel, dim3(static_cast<unsigned>(used * p.cluster_size)), dim3(threads),
+                     p.cluster_size, p.smem_bytes, stream, d_samples, n, rule, log2_cluster, p.bins_per_block,
+                     d_histogram);
+      break;
+    }
+    case strategy::automatic:
+      throw std::logic_error("plan_histogram returned no concrete strategy");
+  }
+  return p;
+}
+
+/// CUB's two-phase form: with d_temp_storage == nullptr only temp_storage_bytes is set. The
+/// current strategies need no scratch (the counters live in shared memory or the output), so
+/// the size is 1 byte, kept so code written against CUB's pattern works unchanged.
+template <class SampleT>
+plan histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
+                    std::uint32_t* d_histogram, int num_levels, SampleT lower_level, SampleT upper_level,
+                    std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
+  if (d_temp_storage == nullptr) {
+    (void)even_bins<SampleT>::make(num_levels, lower_level, upper_level);  // bad levels fail at the query already
+    temp_storage_bytes = 1;
+    return plan_for<SampleT>(num_levels - 1, opt);
+  }
+  if (temp_storage_bytes < 1) throw std::invalid_argument("histogram_even: temp_storage_bytes smaller than queried");
+  return histogram_even(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples, stream, opt);
+}
+
+}  // namespace memscope::histogram

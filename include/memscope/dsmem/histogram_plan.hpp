@@ -1,0 +1,231 @@
+#pragma once
+// Histogram binning and strategy choice, in plain C++: the kernels, the CPU reference and the
+// host unit tests share one definition of "which bin", and the strategy choice is tested
+// without a GPU.
+
+#include "memscope/core/host_device.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+namespace memscope::histogram {
+
+/// Where the counters live while the samples are binned.
+enum class strategy {
+  automatic,       // chosen from the bin count and the device (plan_histogram)
+  global_atomics,  // every sample adds to the output in global memory (L2 atomics)
+  block_smem,      // each block keeps all bins in its shared memory, flushed once at the end
+  cluster_dsmem,   // a thread-block cluster spreads the bins over its blocks' shared memory
+  cluster_split,   // a cluster splits the bin range; every block reads all of the cluster's
+                   // samples (L2 serves the repeats) and counts its own range: no remote atomics
+};
+
+struct policy {
+  /// 1024 rather than 512: at one block per SM (large histograms) twice the warps hide the
+  /// atomics' latency; measured 1.05-1.5x faster on the H200 (docs/dsmem.md).
+  static constexpr int block_threads = 1024;
+  /// 16-byte loads each thread has in flight per loop trip: 1024 threads x 64 bytes keep
+  /// 64 KB per SM on the way, more than DRAM latency needs.
+  static constexpr int vectors_per_thread = 4;
+  /// Shared memory per block the automatic choice aims below: at 64 KB three blocks share an
+  /// SM, enough warps to hide the atomics' latency (docs/dsmem.md shows the measurements).
+  static constexpr std::size_t preferred_smem_per_block = 64 * 1024;
+  static constexpr int max_cluster_size = 16;
+  /// The largest split cluster the automatic choice takes: each block reads every sample, so
+  /// at 8 the repeated reads cost what global atomics do (measured tie at 2^18 bins).
+  static constexpr int max_auto_split = 4;
+  /// Bin indices are ints, and the counters must fit in memory: 2^28 bins are 1 GiB of counts.
+  static constexpr std::int64_t max_bins = std::int64_t{1} << 28;
+  /// Counts are 32-bit: more samples than this could wrap a bin.
+  static constexpr std::int64_t max_samples = std::numeric_limits<std::uint32_t>::max();
+};
+
+/// Device figures the choice depends on (from device_info or the driver).
+struct device_limits {
+  std::size_t smem_per_block_optin = 0;
+  bool cluster_launch = false;
+  int max_cluster_size = 0;  // non-portable maximum where allowed, else the portable one
+};
+
+/// Thrown when the GPU cannot run the requested strategy (no clusters, too little shared
+/// memory, a cluster that cannot be co-scheduled): a suite skips the point with this reason.
+class unsupported : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct plan {
+  strategy kind = strategy::global_atomics;
+  int cluster_size = 1;         // cluster_dsmem only
+  int bins_per_block = 0;       // counters one block holds (all bins for block_smem)
+  std::size_t smem_bytes = 0;   // dynamic shared memory per block
+};
+
+inline const char* to_string(strategy s) {
+  switch (s) {
+    case strategy::automatic: return "automatic";
+    case strategy::global_atomics: return "global_atomics";
+    case strategy::block_smem: return "block_smem";
+    case strategy::cluster_dsmem: return "cluster_dsmem";
+    case strategy::cluster_split: return "cluster_split";
+  }
+  return "?";
+}
+
+/// Rejects level sets no histogram can use, with a message (CUB returns a bare error code).
+inline void check_levels(int num_levels, double lower, double upper) {
+  if (num_levels < 2)
+    throw std::invalid_argument("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
+  if (num_levels - 1 > policy::max_bins)
+    throw std::invalid_argument(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
+  if (!(lower < upper))  // also catches NaN levels
+    throw std::invalid_argument("histogram levels need lower < upper; got lower " + std::to_string(lower) +
+                                ", upper " + std::to_string(upper));
+}
+
+namespace detail {
+inline std::size_t cluster_smem(std::int64_t num_bins, int c) {
+  return static_cast<std::size_t>((num_bins + c - 1) / c) * sizeof(std::uint32_t);
+}
+inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
+}  // namespace detail
+
+/// Which strategy runs: `requested` as given (checked against the device), or for `automatic`
+/// the cheapest that fits. `cluster_size` 0 lets the choice pick it. `cluster_runs(c, smem)`
+/// answers whether a cluster of c blocks with that much shared memory each can be co-scheduled
+/// (cudaOccupancyMaxActiveClusters > 0 on a GPU). Throws std::invalid_argument for bad
+/// parameters and `unsupported` for a strategy this device cannot run.
+inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
+                           const std::function<bool(int, std::size_t)>& cluster_runs) {
+  if (num_bins < 1 || num_bins > policy::max_bins)
+    throw std::invalid_argument(std::to_string(num_bins) + " bins: a histogram takes 1 to 2^28 bins");
+  if (cluster_size != 0 && (cluster_size < 1 || cluster_size > policy::max_cluster_size ||
+                            (cluster_size & (cluster_size - 1)) != 0))
+    throw std::invalid_argument("cluster size " + std::to_string(cluster_size) + ": must be 1, 2, 4, 8 or 16");
+  const std::size_t whole = static_cast<std::size_t>(num_bins) * sizeof(std::uint32_t);
+  const auto block_plan = [&] { return plan{strategy::block_smem, 1, static_cast<int>(num_bins), whole}; };
+  const auto cluster_plan = [&](int c, strategy kind) {
+    return plan{kind, c, static_cast<int>((num_bins + c - 1) / c), detail::cluster_smem(num_bins, c)};
+  };
+  const auto cluster_fits = [&](int c, std::size_t limit) {
+    const std::size_t smem = detail::cluster_smem(num_bins, c);
+    return c <= dev.max_cluster_size && smem <= limit && smem <= dev.smem_per_block_optin && cluster_runs(c, smem);
+  };
+
+  switch (requested) {
+    case strategy::global_atomics:
+      return plan{strategy::global_atomics, 1, 0, 0};
+    case strategy::block_smem:
+      if (whole > dev.smem_per_block_optin)
+        throw unsupported("block_smem needs " + detail::kib(whole) + " of shared memory per block for " +
+                          std::to_string(num_bins) + " bins; this GPU allows " + detail::kib(dev.smem_per_block_optin));
+      return block_plan();
+    case strategy::cluster_dsmem:
+    case strategy::cluster_split: {
+      if (!dev.cluster_launch) throw unsupported("this GPU has no thread-block clusters (compute capability 9.0 or newer)");
+      if (cluster_size == 0) {
+        for (int c = 1; c <= policy::max_cluster_size; c *= 2)
+          if (cluster_fits(c, policy::preferred_smem_per_block)) return cluster_plan(c, requested);
+        for (int c = 1; c <= policy::max_cluster_size; c *= 2)
+          if (cluster_fits(c, dev.smem_per_block_optin)) return cluster_plan(c, requested);
+        throw unsupported(std::to_string(num_bins) + " bins do not fit in the shared memory of any cluster this GPU runs");
+      }
+      if (cluster_size > dev.max_cluster_size)
+        throw unsupported("cluster size " + std::to_string(cluster_size) + " exceeds this GPU's maximum of " +
+                          std::to_string(dev.max_cluster_size));
+      const std::size_t smem = detail::cluster_smem(num_bins, cluster_size);
+      if (smem > dev.smem_per_block_optin)
+        throw unsupported("a cluster of " + std::to_string(cluster_size) + " needs " + detail::kib(smem) +
+                          " of shared memory per block for " + std::to_string(num_bins) + " bins; this GPU allows " +
+                          detail::kib(dev.smem_per_block_optin));
+      if (!cluster_runs(cluster_size, smem))
+        throw unsupported("a cluster of " + std::to_string(cluster_size) + " blocks with " + detail::kib(smem) +
+                          " of shared memory each cannot be co-scheduled on this GPU (cudaOccupancyMaxActiveClusters = 0)");
+      return cluster_plan(cluster_size, requested);
+    }
+    case strategy::automatic:
+      break;
+  }
+  // Automatic, from the H200 measurements (docs/dsmem.md): one block's private copy while it
+  // fits at all (even one 227 KB block per SM beats every alternative); then the smallest
+  // split cluster of 2 or 4 blocks (each counts its part of the range, L2 serves the repeated
+  // reads); past that, global atomics: with the counters resident in L2 they match split
+  // clusters of 8 and beat every DSMEM remote-atomic cluster.
+  if (whole <= dev.smem_per_block_optin) return block_plan();
+  if (dev.cluster_launch)
+    for (int c = 2; c <= policy::max_auto_split; c *= 2)
+      if (cluster_fits(c, dev.smem_per_block_optin)) return cluster_plan(c, strategy::cluster_split);
+  return plan{strategy::global_atomics, 1, 0, 0};
+}
+
+namespace detail {
+// Explicit rounding, so that nvcc cannot fuse the subtraction and the multiplication and the
+// device picks the same bin as the host reference (and as CUB) for every sample.
+template <class T>
+MEMSCOPE_HD T sub_rn(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) return __fsub_rn(a, b);
+  else return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+template <class T>
+MEMSCOPE_HD T mul_rn(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, float>) return __fmul_rn(a, b);
+  else return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+}  // namespace detail
+
+/// num_bins equal bins over [lower, upper), the rule of cub::DeviceHistogram::HistogramEven:
+/// floating-point samples scale by a reciprocal computed once in the sample type; integer
+/// samples by an exact 64-bit fraction. Samples outside [lower, upper), and NaN, fall in no bin
+/// (-1). A float product that rounds up to num_bins also falls in none, as CUB's output does.
+template <class SampleT>
+struct even_bins {
+  static_assert(std::is_arithmetic_v<SampleT>, "histogram samples must be integers or floating point");
+  SampleT lower{};
+  SampleT upper{};
+  int num_bins = 0;
+  SampleT reciprocal{};  // floating point only
+
+  static even_bins make(int num_levels, SampleT lower_level, SampleT upper_level) {
+    check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level));
+    even_bins b;
+    b.lower = lower_level;
+    b.upper = upper_level;
+    b.num_bins = num_levels - 1;
+    if constexpr (std::is_integral_v<SampleT>) {
+      // offset x num_bins must not wrap 64 bits (CUB refuses the same levels).
+      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper_level) - static_cast<std::int64_t>(lower_level));
+      if (range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(b.num_bins))
+        throw std::invalid_argument("histogram level range times bin count overflows 64-bit arithmetic");
+    } else {
+      b.reciprocal = static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
+    }
+    return b;
+  }
+
+  MEMSCOPE_HD int operator()(SampleT s) const {
+    if (!(s >= lower && s < upper)) return -1;  // NaN compares false
+    if constexpr (std::is_floating_point_v<SampleT>) {
+      const int bin = static_cast<int>(detail::mul_rn(detail::sub_rn(s, lower), reciprocal));
+      return bin < num_bins ? bin : -1;
+    } else {
+      const auto offset = static_cast<std::uint64_t>(static_cast<std::int64_t>(s) - static_cast<std::int64_t>(lower));
+      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - static_cast<std::int64_t>(lower));
+      return static_cast<int>(offset * static_cast<std::uint64_t>(num_bins) / range);
+    }
+  }
+};
+
+}  // namespace memscope::histogram

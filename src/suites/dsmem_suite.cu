@@ -1,0 +1,266 @@
+// Suite `dsmem`: distributed shared memory on its own terms. `latency`: a one-thread pointer
+// chase in the block's own shared memory, in its own through the cluster window, in each
+// peer's, and in L2. `bandwidth`: every block of every cluster streams through its
+// neighbour's shared memory, reads or writes, 4/8/16-byte accesses. `transpose`: the seed's
+// DSMEM transpose claim, against the naive and the best shared-memory transpose.
+// Every point checks its data exactly; GPUs without clusters skip with the reason.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+#include "suites/transpose_common.cuh"
+
+#include "memscope/core/chase.hpp"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/verify.hpp"
+#include "memscope/dsmem/remote_access.cuh"
+#include "memscope/dsmem/transpose_cluster.cuh"
+#include "memscope/shared/transpose.cuh"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+namespace memscope::suites {
+namespace {
+
+namespace ds = memscope::dsmem;
+
+/// "shared", "dsmem_self", "dsmem_c2" ... "dsmem_c16", "l2": a path and the cluster it runs in.
+struct target {
+  ds::path path = ds::path::shared;
+  int cluster = 1;
+};
+
+target parse_target(const std::string& s) {
+  if (s == "shared") return {ds::path::shared, 1};
+  if (s == "dsmem_self") return {ds::path::dsmem_self, 1};
+  if (s == "l2") return {ds::path::l2, 1};
+  if (s == "dsmem_c2") return {ds::path::dsmem_peer, 2};
+  if (s == "dsmem_c4") return {ds::path::dsmem_peer, 4};
+  if (s == "dsmem_c8") return {ds::path::dsmem_peer, 8};
+  if (s == "dsmem_c16") return {ds::path::dsmem_peer, 16};
+  throw usage_error("dsmem target '" + s + "' is not shared, dsmem_self, dsmem_c2/4/8/16 or l2");
+}
+
+void require_clusters(case_state& st) {
+  if (!st.device().cluster_launch)
+    st.skip("this GPU has no thread-block clusters (distributed shared memory needs compute capability 9.0+)");
+}
+
+void require_cluster(case_state& st, int cluster, const std::function<int()>& active) {
+  if (cluster > st.device().max_cluster_size_nonportable)
+    st.skip("clusters of " + std::to_string(cluster) + " blocks exceed this GPU's maximum of " +
+            std::to_string(st.device().max_cluster_size_nonportable));
+  if (active() == 0)
+    st.skip("clusters of " + std::to_string(cluster) + " blocks with this kernel's shared memory cannot be co-scheduled");
+}
+
+// ---- latency ---------------------------------------------------------------------------
+
+template <ds::path P>
+void chase(const std::uint32_t* ring, int words, unsigned iters, int cluster, unsigned long long* cycles,
+           std::uint32_t* last, cudaStream_t s) {
+  launch_cluster(ds::chase_kernel<P>, dim3(static_cast<unsigned>(cluster)), dim3(ds::policy::chase_threads), cluster,
+                 static_cast<std::size_t>(words) * 4, s, ring, words, iters, cycles, last);
+}
+
+void latency_case(case_state& st) {
+  require_clusters(st);
+  const target t = parse_target(st.get_string("target"));
+  const auto bytes = static_cast<std::size_t>(st.get_int("ws_bytes"));
+  const int words = static_cast<int>(bytes / 4);
+  const unsigned iters = st.verify_only() ? 256 : 16384;
+  const cudaStream_t s = st.stream();
+  // One slot per 32-byte sector: every load of the chase touches a new sector.
+  const auto ring = chase_ring(bytes / 32, 8, st.seed());
+  device_buffer<std::uint32_t> d_ring(ring.size());
+  d_ring.from_host(ring);
+  const int targets = t.path == ds::path::dsmem_peer ? t.cluster - 1 : 1;
+  device_buffer<unsigned long long> cycles(static_cast<std::size_t>(targets));
+  device_buffer<std::uint32_t> last(static_cast<std::size_t>(targets));
+
+  std::function<void(cudaStream_t)> launch;
+  switch (t.path) {
+    case ds::path::shared: launch = [&](cudaStream_t q) { chase<ds::path::shared>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
+    case ds::path::dsmem_self: launch = [&](cudaStream_t q) { chase<ds::path::dsmem_self>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
+    case ds::path::dsmem_peer: launch = [&](cudaStream_t q) { chase<ds::path::dsmem_peer>(d_ring.data(), words, iters, t.cluster, cycles.data(), last.data(), q); }; break;
+    case ds::path::l2: launch = [&](cudaStream_t q) { chase<ds::path::l2>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
+  }
+  require_cluster(st, t.cluster, [&] {
+    switch (t.path) {
+      case ds::path::dsmem_peer: return max_active_clusters(ds::chase_kernel<ds::path::dsmem_peer>, ds::policy::chase_threads, t.cluster, bytes);
+      case ds::path::dsmem_self: return max_active_clusters(ds::chase_kernel<ds::path::dsmem_self>, ds::policy::chase_threads, 1, bytes);
+      case ds::path::l2: return max_active_clusters(ds::chase_kernel<ds::path::l2>, ds::policy::chase_threads, 1, bytes);
+      default: return max_active_clusters(ds::chase_kernel<ds::path::shared>, ds::policy::chase_threads, 1, bytes);
+    }
+  });
+  last.poison(s);
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const std::uint32_t want = chase_position(ring, 0, iters);
+  st.check(compare_exact(last.to_host().data(), static_cast<std::size_t>(targets), [&](std::size_t) { return want; }));
+  const auto c = cycles.to_host();
+  const auto [lo, hi] = std::minmax_element(c.begin(), c.end());
+  const double mean = std::accumulate(c.begin(), c.end(), 0.0) / static_cast<double>(c.size()) / iters;
+  st.add_metric("cycles_per_load", mean);
+  st.add_metric("cycles_min_target", static_cast<double>(*lo) / iters);
+  st.add_metric("cycles_max_target", static_cast<double>(*hi) / iters);
+  st.add_metric("ns_per_load", mean / (st.device().sm_clock_khz * 1e-6));
+  st.add_elements(static_cast<std::uint64_t>(iters) * static_cast<std::uint64_t>(targets));
+  st.exec(launch);
+}
+
+// ---- bandwidth -------------------------------------------------------------------------
+
+template <class V, bool Write, ds::path P>
+void stream_case(case_state& st, int cluster) {
+  const auto kernel = ds::stream_kernel<V, Write, P>;
+  constexpr std::size_t smem = ds::policy::stream_bytes_per_block;
+  constexpr int words = static_cast<int>(smem / 4);
+  require_cluster(st, cluster, [&] { return max_active_clusters(kernel, ds::policy::stream_threads, cluster, smem); });
+  const int clusters = max_active_clusters(kernel, ds::policy::stream_threads, cluster, smem);
+  const unsigned grid = static_cast<unsigned>(clusters * cluster);
+  const unsigned rounds = st.verify_only() ? 3 : 256;
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  device_buffer<std::uint32_t> sums(grid), dump(Write ? std::size_t{grid} * words : 0);
+  auto run = [&](cudaStream_t q, std::uint32_t* d) {
+    launch_cluster(kernel, dim3(grid), dim3(ds::policy::stream_threads), cluster, smem, q, rounds, seed, sums.data(), d);
+  };
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
+  dump.poison(s);
+  run(s, dump.data());
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const unsigned owner_step = P == ds::path::dsmem_peer ? 1u : 0u;  // whose buffer each block reads
+  if (Write) {
+    // Block b's buffer was last written by its predecessor, in round rounds - 1.
+    const auto h = dump.to_host();
+    st.check(compare_exact(h.data(), h.size(), [&](std::size_t k) {
+      const auto rank = static_cast<unsigned>((k / words) % cluster);
+      return ds::written_word(seed, rounds - 1, rank, static_cast<std::uint32_t>(k % words));
+    }));
+  } else {
+    const auto h = sums.to_host();
+    std::vector<std::uint32_t> per_rank(static_cast<std::size_t>(cluster), 0);
+    for (int r = 0; r < cluster; ++r)
+      for (int w = 0; w < words; ++w) per_rank[r] += ds::stream_word(seed, static_cast<unsigned>(r), static_cast<unsigned>(w));
+    st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) {
+      const auto rank = static_cast<unsigned>(b % cluster);
+      return per_rank[(rank + owner_step) % cluster] * rounds;
+    }));
+  }
+  const std::uint64_t bytes = std::uint64_t{grid} * smem * rounds;
+  if (Write) st.add_bytes_written(bytes);
+  else st.add_bytes_read(bytes);
+  st.add_metric("blocks", grid);
+  st.exec([&](cudaStream_t q) { run(q, nullptr); });
+}
+
+template <class V, bool Write>
+void stream_for_path(case_state& st, const target& t) {
+  switch (t.path) {
+    case ds::path::shared: stream_case<V, Write, ds::path::shared>(st, 1); break;
+    case ds::path::dsmem_self: stream_case<V, Write, ds::path::dsmem_self>(st, 1); break;
+    case ds::path::dsmem_peer: stream_case<V, Write, ds::path::dsmem_peer>(st, t.cluster); break;
+    case ds::path::l2: throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
+  }
+}
+
+template <bool Write>
+void stream_for_width(case_state& st, const target& t, std::int64_t width) {
+  if (width == 4) stream_for_path<std::uint32_t, Write>(st, t);
+  else if (width == 8) stream_for_path<uint2, Write>(st, t);
+  else stream_for_path<uint4, Write>(st, t);
+}
+
+void bandwidth_case(case_state& st) {
+  require_clusters(st);
+  const target t = parse_target(st.get_string("target"));
+  const std::int64_t width = st.get_int("width");
+  if (st.get_string("op") == "write") stream_for_width<true>(st, t, width);
+  else stream_for_width<false>(st, t, width);
+}
+
+// ---- transpose -------------------------------------------------------------------------
+
+void transpose_case(case_state& st) {
+  const std::string& k = st.get_string("kernel");
+  if (k == "naive" || k == "padded64") {
+    const auto v = k == "naive" ? transpose::variant::naive : transpose::variant::padded64;
+    transpose_case_body(st, [v](const float* in, float* out, int rows, int cols, cudaStream_t s) {
+      transpose::transpose(v, in, out, rows, cols, s);
+    });
+    return;
+  }
+  require_clusters(st);
+  const int cluster = k == "dsmem_c2" ? 2 : k == "dsmem_c4" ? 4 : 8;
+  require_cluster(st, cluster, [&] {
+    return max_active_clusters(ds::transpose_cluster_kernel, ds::transpose_policy::threads, cluster,
+                               ds::transpose_policy::smem_bytes(cluster));
+  });
+  transpose_case_body(st, [cluster](const float* in, float* out, int rows, int cols, cudaStream_t s) {
+    ds::transpose_cluster(in, out, rows, cols, cluster, s);
+  });
+}
+
+}  // namespace
+
+void register_dsmem(registry& reg) {
+  {
+    case_def c;
+    c.suite = "dsmem";
+    c.name = "latency";
+    c.summary = "one-thread pointer chase: own shared memory, own via the cluster window, each peer's, L2";
+    c.axes.push_back(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16", "l2"},
+                                   "ld.shared; own block via map_shared_rank; peers 1..C-1 of a C-block cluster; "
+                                   "global memory resident in L2 (ld.global.cg)")
+                         .with_validator([](const std::string& v) { parse_target(v); }));
+    c.axes.push_back(axis::pow2("ws_bytes", {14}, "bytes chased (one load per 32-byte sector)")
+                         .with_range(1024, 128 * 1024)
+                         .with_verify({std::int64_t{1024}, std::int64_t{16384}}));
+    c.body = latency_case;
+    c.baselines.push_back({"target", std::string("shared"), "cycles_vs_shared", metric_ratio("cycles_per_load")});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "dsmem";
+    c.name = "bandwidth";
+    c.summary = "every block streams 32 KB of its neighbour's shared memory 256 times: remote vs local";
+    c.axes.push_back(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
+                                   "own shared memory (ld/st.shared); own via the cluster window; the next block of a "
+                                   "C-block cluster")
+                         .with_validator([](const std::string& v) { parse_target(v); }));
+    c.axes.push_back(axis::strings("op", {"read", "write"}, "loads summed, or stores").with_validator([](const std::string& v) {
+      if (v != "read" && v != "write") throw usage_error("dsmem op takes read or write");
+    }));
+    c.axes.push_back(axis::integers("width", {4, 8, 16}, "bytes per access").with_range(4, 16).with_only_listed());
+    c.body = bandwidth_case;
+    c.baselines.push_back({"target", std::string("shared"), "ratio_to_shared", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "dsmem";
+    c.name = "transpose";
+    c.summary = "the seed's DSMEM transpose claim: clusters sharing a super-tile vs naive and padded 64x64 tiles";
+    c.axes.push_back(axis::strings("kernel", {"naive", "padded64", "dsmem_c2", "dsmem_c4", "dsmem_c8"},
+                                   "global-memory transpose (the seed's baseline); best shared-memory tile; a (32C)^2 "
+                                   "super-tile over C blocks"));
+    c.axes.push_back(axis::strings("shape", {"16384x16384", "12289x9973"}, "ROWSxCOLS")
+                         .with_quick({std::string("16384x16384")})
+                         .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"),
+                                       std::string("2053x3001")})
+                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
+    c.body = transpose_case;
+    c.footprint = transpose_footprint;
+
+    c.baselines.push_back({"kernel", std::string("naive"), "speedup_vs_naive", speedup});
+    c.baselines.push_back({"kernel", std::string("padded64"), "speedup_vs_padded64", speedup});
+    reg.add(std::move(c));
+  }
+}
+
+}  // namespace memscope::suites

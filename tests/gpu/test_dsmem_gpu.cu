@@ -1,0 +1,156 @@
+// histogram_even against the CPU reference and CUB; the DSMEM transpose against the definition.
+
+#include "gpu_test.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/random.hpp"
+#include "memscope/dsmem/histogram.cuh"
+#include "memscope/dsmem/histogram_inputs.cuh"
+#include "memscope/dsmem/histogram_reference.hpp"
+#include "memscope/dsmem/transpose_cluster.cuh"
+
+#include <cub/device/device_histogram.cuh>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace hg = memscope::histogram;
+using memscope::device_buffer;
+
+namespace {
+
+bool has_clusters() {
+  int v = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, 0));
+  return v != 0;
+}
+
+std::vector<hg::options> all_options() {
+  std::vector<hg::options> o = {{hg::strategy::automatic, 0}, {hg::strategy::global_atomics, 0}, {hg::strategy::block_smem, 0}};
+  if (has_clusters())
+    for (int c : {1, 2, 4, 8, 16}) {
+      o.push_back({hg::strategy::cluster_dsmem, c});
+      o.push_back({hg::strategy::cluster_split, c});
+    }
+  return o;
+}
+
+std::string label(const hg::options& o, int bins, std::size_t n, int offset) {
+  return std::string(hg::to_string(o.kind)) + " cluster=" + std::to_string(o.cluster_size) + " bins=" +
+         std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
+}
+
+/// Runs histogram_even on samples starting `offset` elements into the buffer (so the 16-byte
+/// head path runs), output poisoned, against the CPU reference of the same samples.
+template <class T>
+void check_all_strategies(std::size_t n, int bins, hg::distribution d, T lower, T upper, int offset) {
+  device_buffer<T> samples(n + static_cast<std::size_t>(offset) + 1);
+  hg::make_samples(samples.data(), samples.size(), d, memscope::testing::fresh_seed(), nullptr);
+  const auto h = samples.to_host();
+  const auto rule = hg::even_bins<T>::make(bins + 1, lower, upper);
+  const auto want = hg::histogram_reference(h.data() + offset, n, rule);
+  device_buffer<std::uint32_t> out(static_cast<std::size_t>(bins));
+  for (const auto& o : all_options()) {
+    out.poison();
+    try {
+      hg::histogram_even(samples.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
+    } catch (const hg::unsupported&) {
+      continue;  // e.g. block_smem with more bins than one block holds
+    }
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    const auto got = out.to_host();
+    std::size_t bad = 0;
+    for (std::size_t b = 0; b < got.size(); ++b) bad += got[b] != want[b];
+    EXPECT_EQ(bad, 0u) << label(o, bins, n, offset);
+  }
+}
+
+}  // namespace
+
+TEST(HistogramGpu, EveryStrategyMatchesTheReferenceOnAwkwardSizes) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{1000003}})
+    for (int bins : {1, 3, 256, 4099})
+      for (int offset : {0, 1, 3}) check_all_strategies<float>(n, bins, hg::distribution::uniform, 0.0f, 1.0f, offset);
+}
+
+TEST(HistogramGpu, LargeBinCountsAcrossClusterCapacity) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (int bins : {65536, 262147, 524288, 1 << 20})
+    check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::distribution::uniform, 0.0f, 1.0f, 0);
+}
+
+TEST(HistogramGpu, ContentionAndDirtyData) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (auto d : {hg::distribution::one_bin, hg::distribution::normal, hg::distribution::dirty})
+    for (int bins : {256, 65536}) check_all_strategies<float>(2000003, bins, d, 0.0f, 1.0f, 1);
+}
+
+TEST(HistogramGpu, IntegerSamples) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (auto d : {hg::distribution::uniform, hg::distribution::dirty, hg::distribution::one_bin})
+    for (int bins : {7, 4096, 100000}) check_all_strategies<int>(1000003, bins, d, 0, 1 << 24, 2);
+}
+
+TEST(HistogramGpu, SameCountsAsCubOnAnOddRange) {
+  MEMSCOPE_REQUIRE_GPU();
+  // Levels whose reciprocal is inexact, where rounding decides bins near the edges.
+  const int bins = 1000;
+  const float lower = -0.3f, upper = 0.7f;
+  const std::size_t n = 3000017;
+  device_buffer<float> samples(n);
+  hg::make_samples(samples.data(), n, hg::distribution::dirty, memscope::testing::fresh_seed(), nullptr);
+  // Dirty samples in [0, 1) plus NaN and infinities; the levels straddle 0.7.
+  device_buffer<std::uint32_t> ours(bins), theirs(bins);
+  std::size_t temp_bytes = 0;
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, lower,
+                                                         upper, static_cast<std::int64_t>(n)));
+  device_buffer<unsigned char> temp(temp_bytes);
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+                                                         lower, upper, static_cast<std::int64_t>(n)));
+  for (const auto& o : all_options()) {
+    ours.poison();
+    hg::histogram_even(samples.data(), ours.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(ours.to_host(), theirs.to_host()) << hg::to_string(o.kind) << " cluster=" << o.cluster_size;
+  }
+}
+
+TEST(HistogramGpu, TwoPhaseApiAndBadInput) {
+  MEMSCOPE_REQUIRE_GPU();
+  device_buffer<float> samples(100);
+  device_buffer<std::uint32_t> out(10);
+  std::size_t bytes = 0;
+  const auto p = hg::histogram_even<float>(nullptr, bytes, samples.data(), out.data(), 11, 0.0f, 1.0f, 100);
+  EXPECT_EQ(bytes, 1u);
+  EXPECT_EQ(p.kind, hg::strategy::block_smem);
+  EXPECT_THROW(hg::histogram_even<float>(nullptr, bytes, samples.data(), out.data(), 1, 0.0f, 1.0f, 100), std::invalid_argument);
+  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 1.0f, 0.0f, 100), std::invalid_argument);
+  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 0.0f, 1.0f, -1), std::invalid_argument);
+  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 0.0f, 1.0f, std::int64_t{1} << 32), std::invalid_argument);
+  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 70001, 0.0f, 1.0f, 100, nullptr, {hg::strategy::block_smem, 0}),
+               hg::unsupported);
+}
+
+TEST(DsmemTransposeGpu, MatchesTheDefinition) {
+  MEMSCOPE_REQUIRE_GPU();
+  if (!has_clusters()) GTEST_SKIP() << "this GPU has no thread-block clusters";
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  for (int cluster : {1, 2, 4, 8})
+    for (auto [rows, cols] : {std::pair{1, 1}, std::pair{33, 31}, std::pair{257, 1023}, std::pair{1000, 64}}) {
+      const std::size_t n = static_cast<std::size_t>(rows) * cols;
+      std::vector<float> h(n);
+      for (std::size_t i = 0; i < n; ++i) h[i] = memscope::hash_uniform(seed, i);
+      device_buffer<float> in(n), out(n);
+      in.from_host(h);
+      out.poison();
+      memscope::dsmem::transpose_cluster(in.data(), out.data(), rows, cols, cluster, nullptr);
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      const auto got = out.to_host();
+      std::size_t bad = 0;
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) bad += got[static_cast<std::size_t>(c) * rows + r] != h[static_cast<std::size_t>(r) * cols + c];
+      EXPECT_EQ(bad, 0u) << "cluster " << cluster << " shape " << rows << "x" << cols;
+    }
+}

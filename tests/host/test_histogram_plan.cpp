@@ -1,0 +1,138 @@
+// Histogram binning rule and strategy choice, without a GPU.
+
+#include "memscope/dsmem/histogram_plan.hpp"
+#include "memscope/dsmem/histogram_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace hg = memscope::histogram;
+
+namespace {
+
+hg::device_limits h200() { return {227 * 1024, true, 16}; }
+hg::device_limits no_clusters() { return {99 * 1024, false, 0}; }
+const auto always = [](int, std::size_t) { return true; };
+const auto upto8 = [](int c, std::size_t) { return c <= 8; };
+
+}  // namespace
+
+TEST(HistogramBins, FloatRuleMatchesCubScaleTransform) {
+  const auto b = hg::even_bins<float>::make(5, 0.0f, 1.0f);  // 4 bins
+  EXPECT_EQ(b.num_bins, 4);
+  EXPECT_EQ(b(0.0f), 0);
+  EXPECT_EQ(b(0.2499999f), 0);
+  EXPECT_EQ(b(0.25f), 1);
+  EXPECT_EQ(b(0.9999999f), 3);
+  EXPECT_EQ(b(1.0f), -1);   // upper level is exclusive
+  EXPECT_EQ(b(-0.0f), 0);
+  EXPECT_EQ(b(-1e-9f), -1);
+  EXPECT_EQ(b(std::numeric_limits<float>::quiet_NaN()), -1);
+  EXPECT_EQ(b(std::numeric_limits<float>::infinity()), -1);
+  EXPECT_EQ(b(-std::numeric_limits<float>::infinity()), -1);
+}
+
+TEST(HistogramBins, ProductRoundingUpToNumBinsFallsInNoBin) {
+  // Find a sample below upper whose scaled value rounds to num_bins: it must not be counted.
+  const auto b = hg::even_bins<float>::make(1001, 0.1f, 0.7f);
+  int found = 0;
+  for (float s = std::nextafter(0.7f, 0.0f); s > 0.69f && found == 0; s = std::nextafter(s, 0.0f))
+    if (static_cast<int>((s - 0.1f) * b.reciprocal) >= 1000) {
+      EXPECT_EQ(b(s), -1);
+      ++found;
+    }
+  for (float s = 0.1f; s < 0.7f; s += 0.0001f) {
+    const int bin = b(s);
+    EXPECT_LT(bin, 1000);
+  }
+}
+
+TEST(HistogramBins, IntegerRuleIsExactFraction) {
+  const auto b = hg::even_bins<int>::make(4, 0, 10);  // 3 bins over [0, 10)
+  EXPECT_EQ(b(0), 0);
+  EXPECT_EQ(b(3), 0);   // 3 * 3 / 10 = 0
+  EXPECT_EQ(b(4), 1);
+  EXPECT_EQ(b(6), 1);
+  EXPECT_EQ(b(7), 2);
+  EXPECT_EQ(b(9), 2);
+  EXPECT_EQ(b(10), -1);
+  EXPECT_EQ(b(-1), -1);
+  const auto wide = hg::even_bins<int>::make(3, -2147483647 - 1, 2147483647);
+  EXPECT_EQ(wide(-2147483647 - 1), 0);
+  EXPECT_EQ(wide(2147483646), 1);
+}
+
+TEST(HistogramBins, BadLevelsAreRejected) {
+  EXPECT_THROW(hg::even_bins<float>::make(1, 0.0f, 1.0f), std::invalid_argument);
+  EXPECT_THROW(hg::even_bins<float>::make(0, 0.0f, 1.0f), std::invalid_argument);
+  EXPECT_THROW(hg::even_bins<float>::make(10, 1.0f, 1.0f), std::invalid_argument);
+  EXPECT_THROW(hg::even_bins<float>::make(10, 2.0f, 1.0f), std::invalid_argument);
+  EXPECT_THROW(hg::even_bins<float>::make(10, std::nanf(""), 1.0f), std::invalid_argument);
+  EXPECT_THROW(hg::even_bins<long long>::make(1 << 20, -(1ll << 62), 1ll << 62), std::invalid_argument);
+}
+
+TEST(HistogramReference, CountsEverySampleOnceAndDropsOutliers) {
+  std::vector<float> s = {0.0f, 0.5f, 0.5f, 0.99f, 1.0f, -0.1f, std::nanf("")};
+  const auto h = hg::histogram_reference(s.data(), s.size(), hg::even_bins<float>::make(3, 0.0f, 1.0f));
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0], 1u);
+  EXPECT_EQ(h[1], 3u);
+}
+
+TEST(HistogramPlan, AutomaticChoiceFollowsCapacity) {
+  using hg::strategy;
+  auto pick = [](std::int64_t bins) { return hg::plan_histogram(bins, h200(), strategy::automatic, 0, always); };
+  EXPECT_EQ(pick(256).kind, strategy::block_smem);
+  EXPECT_EQ(pick(16384).kind, strategy::block_smem);
+  EXPECT_EQ(pick(58112).kind, strategy::block_smem);  // 227 KiB: one block per SM still wins
+  const auto p65k = pick(65536);
+  EXPECT_EQ(p65k.kind, strategy::cluster_split);
+  EXPECT_EQ(p65k.cluster_size, 2);
+  EXPECT_EQ(p65k.smem_bytes, 128u * 1024);
+  EXPECT_EQ(pick(116224).kind, strategy::cluster_split);  // two full blocks
+  EXPECT_EQ(pick(116225).cluster_size, 4);
+  EXPECT_EQ(pick(232448).cluster_size, 4);  // four full blocks
+  EXPECT_EQ(pick(232449).kind, strategy::global_atomics);
+  EXPECT_EQ(pick(262144).kind, strategy::global_atomics);
+  EXPECT_EQ(pick(1 << 20).kind, strategy::global_atomics);
+}
+
+TEST(HistogramPlan, RespectsClusterOccupancyAndMissingClusters) {
+  using hg::strategy;
+  const auto none = [](int, std::size_t) { return false; };
+  EXPECT_EQ(hg::plan_histogram(65536, h200(), strategy::automatic, 0, none).kind, strategy::global_atomics);
+  EXPECT_EQ(hg::plan_histogram(262144, h200(), strategy::cluster_dsmem, 0, upto8).cluster_size, 8);
+  EXPECT_THROW(hg::plan_histogram(524288, h200(), strategy::cluster_dsmem, 0, upto8), hg::unsupported);
+  EXPECT_EQ(hg::plan_histogram(524288, h200(), strategy::cluster_dsmem, 0, always).cluster_size, 16);
+  EXPECT_EQ(hg::plan_histogram(65536, h200(), strategy::cluster_split, 0, always).cluster_size, 4);  // 64 KB each
+  // Without clusters: a block's shared memory while it fits, then global atomics.
+  EXPECT_EQ(hg::plan_histogram(16384, no_clusters(), strategy::automatic, 0, always).kind, strategy::block_smem);
+  EXPECT_EQ(hg::plan_histogram(20000, no_clusters(), strategy::automatic, 0, always).kind, strategy::block_smem);
+  EXPECT_EQ(hg::plan_histogram(65536, no_clusters(), strategy::automatic, 0, always).kind, strategy::global_atomics);
+  EXPECT_THROW(hg::plan_histogram(256, no_clusters(), strategy::cluster_dsmem, 2, always), hg::unsupported);
+  EXPECT_THROW(hg::plan_histogram(256, no_clusters(), strategy::cluster_split, 2, always), hg::unsupported);
+}
+
+TEST(HistogramPlan, ForcedStrategiesThatCannotRunSayWhy) {
+  using hg::strategy;
+  try {
+    hg::plan_histogram(65536, h200(), strategy::block_smem, 0, always);
+    FAIL() << "256 KB of bins accepted in one block";
+  } catch (const hg::unsupported& e) {
+    EXPECT_NE(std::string(e.what()).find("256 KiB"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(hg::plan_histogram(524288, h200(), strategy::cluster_dsmem, 8, always), hg::unsupported);
+  EXPECT_THROW(hg::plan_histogram(256, h200(), strategy::cluster_dsmem, 16, upto8), hg::unsupported);
+  EXPECT_THROW(hg::plan_histogram(256, h200(), strategy::cluster_dsmem, 3, always), std::invalid_argument);
+  EXPECT_THROW(hg::plan_histogram(256, h200(), strategy::cluster_dsmem, 32, always), std::invalid_argument);
+  EXPECT_THROW(hg::plan_histogram(0, h200(), strategy::automatic, 0, always), std::invalid_argument);
+  EXPECT_THROW(hg::plan_histogram((1ll << 28) + 1, h200(), strategy::global_atomics, 0, always), std::invalid_argument);
+  EXPECT_EQ(hg::plan_histogram(1 << 27, h200(), strategy::global_atomics, 0, always).kind, strategy::global_atomics);
+  const auto c1 = hg::plan_histogram(1000, h200(), strategy::cluster_dsmem, 1, always);
+  EXPECT_EQ(c1.bins_per_block, 1000);
+  const auto c8 = hg::plan_histogram(1001, h200(), strategy::cluster_dsmem, 8, always);
+  EXPECT_EQ(c8.bins_per_block, 126);  // ceil(1001 / 8)
+}
