@@ -13,7 +13,7 @@ for r in doc["results"]:
     ratio = r.get("metrics", {}).get("speedup_vs_cub")
     med = r.get("samples", {}).get("median_s")
     table[(ax["distribution"], ax["bins"])][ax["strategy"]] = (ratio, med)
-strategies = ["auto", "global_atomics", "block_smem", "cluster1", "cluster2", "cluster4", "cluster8", "cluster16", "cub"]
+strategies = ["auto", "global_atomics", "block_smem", "cluster2", "cluster4", "cluster8", "cluster16", "split2", "split4", "split8", "cub"]
 print("%-8s %8s " % ("dist", "bins") + " ".join("%9s" % s[:9] for s in strategies) + "   cub_us")
 for key in sorted(table):
     row = table[key]

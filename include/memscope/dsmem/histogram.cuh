@@ -31,10 +31,33 @@ struct alignas(16) sample_vector {
   SampleT v[size];
 };
 
+/// Counts a thread holds back for one bin while whole warps keep landing in it: under total
+/// contention (every sample in one bin) a warp then issues one atomic per run, not one per
+/// vector, and the L2 or shared-memory unit stops serialising on one address.
+struct pending_run {
+  int bin = -1;
+  std::uint32_t count = 0;
+
+  template <class Add>
+  __device__ __forceinline__ void add(int b, std::uint32_t c, Add& sink) {
+    if (b != bin) {
+      flush(sink);
+      bin = b;
+    }
+    count += c;
+  }
+  template <class Add>
+  __device__ __forceinline__ void flush(Add& sink) {
+    if (count != 0) sink(bin, count);
+    count = 0;
+  }
+};
+
 /// Bins one vector and hands add(bin, count) the counts. A warp whose samples all fall in one
-/// bin (the all-in-one-bin worst case, where every atomic contends) adds once.
+/// bin (the all-in-one-bin worst case, where every atomic contends) adds once, through `run`.
 template <class SampleT, class Add>
-__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const even_bins<SampleT>& rule, Add& add) {
+__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const even_bins<SampleT>& rule, Add& add,
+                                           pending_run& run) {
   constexpr int k_size = sample_vector<SampleT>::size;
   int bins[k_size];
 #pragma unroll
@@ -45,7 +68,7 @@ __device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, con
   const auto warp = cg::coalesced_threads();
   const int lead_bin = warp.shfl(bins[0], 0);
   if (warp.all(one_bin && bins[0] == lead_bin)) {
-    if (warp.thread_rank() == 0) add(lead_bin, static_cast<std::uint32_t>(warp.size() * k_size));
+    if (warp.thread_rank() == 0) run.add(lead_bin, static_cast<std::uint32_t>(warp.size() * k_size), add);
     return;
   }
   // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
@@ -72,6 +95,7 @@ __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples
     if (bin >= 0) add(bin, 1u);
   }
   const auto* vectors = reinterpret_cast<const vec*>(samples + head);
+  pending_run run;
   const std::size_t num_vectors = (n - head) / vec::size;
   for (std::size_t base = rank; base < num_vectors; base += threads * k_vectors) {
     vec v[k_vectors];
@@ -86,8 +110,9 @@ __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples
     }
 #pragma unroll
     for (int u = 0; u < k_vectors; ++u)
-      if (base + u * threads < num_vectors) bin_vector(v[u], rule, add);
+      if (base + u * threads < num_vectors) bin_vector(v[u], rule, add, run);
   }
+  run.flush(add);
   for (std::size_t i = head + num_vectors * vec::size + rank; i < n; i += threads) {
     const int bin = rule(samples[i]);
     if (bin >= 0) add(bin, 1u);
