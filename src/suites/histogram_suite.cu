@@ -102,6 +102,7 @@ void histogram_case(case_state& st) {
   }
 
   std::vector<std::uint32_t> want;
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
   {
     const std::vector<T> h_samples = samples.to_host();
     want = hg::histogram_reference(h_samples.data(), n, hg::even_bins<T>::make(bins + 1, lower, upper));
