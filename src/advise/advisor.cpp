@@ -237,8 +237,8 @@ answer advise(const query& q, const results_doc* doc) {
       a = {"written/grid/global", "global memory with atomics (L2)",
            "atomics straight into global memory: the counters stay in L2, and a warp whose values agree adds once",
            !clusters ? std::string("this GPU has no thread-block clusters (compute capability below 9.0)")
-           : nearest ? fmt::format("at {} the counters outgrow what two blocks' shared memory holds, and on this GPU L2 atomics "
-                                   "then beat spreading them over larger clusters (every remote atomic crosses SMs)",
+           : nearest ? fmt::format("at {} the counters outgrow what a split cluster of four blocks holds, and on this GPU L2 "
+                                   "atomics then beat larger clusters (more repeated reads, or remote atomics across SMs)",
                                    format_bytes(*q.bytes))
                      : fmt::format("{} exceeds what a cluster's shared memory holds ({})", format_bytes(*q.bytes), format_bytes(cluster_smem)),
            {}, "memscope/dsmem/histogram.cuh", "histogram"};
@@ -254,6 +254,14 @@ answer advise(const query& q, const results_doc* doc) {
                                                       {"distribution", std::string("uniform")}, {"samples", n}});
       if (r) a.evidence.push_back(fmt::format("{} bins: automatic choice {:.2f}x CUB", bins, metric(r, "speedup_vs_cub")));
     }
+    const auto* dsmem2 = find(doc, "histogram", "even", {{"strategy", std::string("cluster2")}, {"bins", std::int64_t{65536}},
+                                                         {"distribution", std::string("uniform")}, {"samples", n}});
+    const auto* split2 = find(doc, "histogram", "even", {{"strategy", std::string("split2")}, {"bins", std::int64_t{65536}},
+                                                         {"distribution", std::string("uniform")}, {"samples", n}});
+    if (dsmem2 && split2)
+      a.evidence.push_back(fmt::format("the seed's DSMEM layout (bins spread over a cluster, remote atomics) measured {:.2f}x CUB at "
+                                       "65536 bins against {:.2f}x for a split cluster without remote atomics: remote atomics are "
+                                       "the slow part", metric(dsmem2, "speedup_vs_cub"), metric(split2, "speedup_vs_cub")));
     const auto* remote = find(doc, "dsmem", "latency", {{"target", std::string("dsmem_c2")}});
     const auto* local = find(doc, "dsmem", "latency", {{"target", std::string("shared")}});
     cite(a, doc, "histogram dsmem", remote && local,

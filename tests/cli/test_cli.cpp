@@ -198,7 +198,12 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
       {"--read-only --bytes 64 --access uniform", "use:        constant memory"},                     // a 4x4 matrix
       {"--read-only --bytes 256M --access irregular", "use:        global memory"},                   // a large lookup table
       {"--written --bytes 1K --sharing block", "use:        shared memory"},                          // per-block partial sums
-      {"--written --bytes 256K --sharing grid --access irregular", "use:        distributed shared"}, // a histogram across blocks
+      {"--written --sharing grid --access irregular", "use:        distributed shared"},           // the seed's tree: across blocks
+      // With a size, the bundled histogram measurements decide (65536 bins: a split cluster,
+      // 2^19 bins: L2 atomics; 1024 bins: one block's private copy).
+      {"--written --bytes 256K --sharing grid --access irregular", "use:        shared memory of a thread-block cluster"},
+      {"--written --bytes 2M --sharing grid --access irregular", "use:        global memory with atomics"},
+      {"--written --bytes 4K --sharing grid --access irregular", "use:        shared memory per block"},
   };
   for (const auto& [args, want] : examples) {
     const auto r = run(std::string("advise ") + args);
