@@ -232,7 +232,10 @@ void register_dsmem(registry& reg) {
     c.axes.push_back(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
                                    "own shared memory (ld/st.shared); own via the cluster window; the next block of a "
                                    "C-block cluster")
-                         .with_validator([](const std::string& v) { parse_target(v); }));
+                         .with_validator([](const std::string& v) {
+                           if (parse_target(v).path == ds::path::l2)
+                             throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
+                         }));
     c.axes.push_back(axis::strings("op", {"read", "write"}, "loads summed, or stores").with_validator([](const std::string& v) {
       if (v != "read" && v != "write") throw usage_error("dsmem op takes read or write");
     }));

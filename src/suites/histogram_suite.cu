@@ -42,6 +42,12 @@ hg::options options_for(const std::string& name) {
   throw std::invalid_argument("unknown histogram strategy '" + name + "'");
 }
 
+void check_distribution(const std::string& v) {
+  for (const char* d : distribution_names)
+    if (v == d) return;
+  throw usage_error("histogram distribution '" + v + "': uniform, normal, one_bin or dirty");
+}
+
 /// cub::DeviceHistogram::HistogramEven with its temporary storage, for the same-run ratio.
 template <class T>
 struct cub_histogram {
@@ -170,7 +176,7 @@ void register_histogram(registry& reg) {
                                    "dirty (NaN, infinities, out of range)")
                          .with_verify({std::string("uniform"), std::string("normal"), std::string("one_bin"),
                                        std::string("dirty")})
-                         .with_validator([](const std::string& v) { choice<hg::distribution>(distribution_names, v); }));
+                         .with_validator(check_distribution));
     c.axes.push_back(axis::strings("type", {"f32"}, "sample type: float in [0, 1) or int in [0, 2^24)")
                          .with_verify({std::string("f32"), std::string("i32")})
                          .with_validator([](const std::string& v) {
@@ -193,7 +199,7 @@ void register_histogram(registry& reg) {
     c.axes.push_back(strategy_axis({"global_atomics", "block_smem", "cluster2", "cluster8", "auto", "cub"}));
     c.axes.push_back(axis::integers("bins", {2048}, "bins").with_range(1, hg::policy::max_bins));
     c.axes.push_back(axis::strings("distribution", {"uniform"}, "sample distribution")
-                         .with_validator([](const std::string& v) { choice<hg::distribution>(distribution_names, v); }));
+                         .with_validator(check_distribution));
     c.axes.push_back(axis::strings("type", {"f32"}, "sample type"));
     c.axes.push_back(axis::integers("samples", {10000000}, "samples binned")
                          .with_range(0, hg::policy::max_samples)

@@ -90,6 +90,12 @@ TEST(Cli, BadInputIsOneLineAndUsageExit) {
   expect_one_line_error("run coalescing/stride --axis elem_bytes=5", exit_usage, "takes only 4, 8, 16");
   expect_one_line_error("run bank_conflicts --axis word_bytes=12", exit_usage, "takes only 4, 8, 16");
   expect_one_line_error("run readonly --axis table_bytes=2^34", exit_usage, "out of range");
+  expect_one_line_error("run histogram --axis bins=0", exit_usage, "out of range");
+  expect_one_line_error("run histogram --axis strategy=cluster3", exit_usage, "C = 1, 2, 4, 8, 16");
+  expect_one_line_error("run histogram --axis distribution=zipf", exit_usage, "uniform, normal, one_bin or dirty");
+  expect_one_line_error("run histogram --axis samples=2^33", exit_usage, "out of range");
+  expect_one_line_error("run dsmem --axis target=dsmem_c3", exit_usage, "dsmem_c2/4/8/16");
+  expect_one_line_error("run dsmem/bandwidth --axis target=l2", exit_usage, "belongs to dsmem/latency");
   expect_one_line_error("frobnicate", exit_usage, "frobnicate");
   expect_one_line_error("", exit_usage, "subcommand");
 }
