@@ -1,7 +1,10 @@
+#include "memscope/core/chase.hpp"
 #include "memscope/global/coalescing_model.hpp"
 #include "memscope/shared/bank_model.hpp"
 
 #include <gtest/gtest.h>
+
+#include <vector>
 
 using namespace memscope;
 
@@ -49,5 +52,22 @@ TEST(BankModel, PaddingAndSwizzleFixColumnAccess) {
     EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::naive, col), 32);
     EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::padded, col), 1);
     EXPECT_EQ(banks::predicted_wavefronts_column(banks::tile_layout::swizzled, col), 1);
+  }
+}
+
+TEST(ChaseRing, OneCycleThroughEverySlot) {
+  for (std::size_t slots : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{512}}) {
+    const auto ring = memscope::chase_ring(slots, 8, 0x1234 + slots);
+    ASSERT_EQ(ring.size(), slots * 8);
+    std::vector<bool> seen(slots, false);
+    std::uint32_t at = 0;
+    for (std::size_t step = 0; step < slots; ++step) {
+      ASSERT_EQ(at % 8, 0u);
+      ASSERT_FALSE(seen[at / 8]) << "slot revisited before the cycle closed";
+      seen[at / 8] = true;
+      at = ring[at];
+    }
+    EXPECT_EQ(at, 0u) << "the chase returns to its start after exactly `slots` loads";
+    EXPECT_EQ(memscope::chase_position(ring, 0, slots), 0u);
   }
 }

@@ -225,3 +225,42 @@ TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
   EXPECT_NE(all.find("up to 2.0 KiB at 34 cycles; up to 64.0 KiB at 100-104 cycles"), std::string::npos) << all;
   EXPECT_TRUE(report::findings(doc_with({})).empty());
 }
+
+TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
+  std::vector<case_result> rows;
+  auto hist = [&](const char* strategy, const char* dist, double speedup, double kind, double cluster) {
+    auto r = row("histogram", "even", {{"strategy", std::string(strategy)}, {"bins", std::int64_t{65536}},
+                                       {"distribution", std::string(dist)}, {"samples", std::int64_t{1} << 28}}, 1e-3);
+    r.metrics["speedup_vs_cub"] = speedup;
+    if (kind > 0) {
+      r.metrics["plan_strategy"] = kind;
+      r.metrics["plan_cluster_size"] = cluster;
+    }
+    rows.push_back(r);
+  };
+  hist("auto", "uniform", 17.5, 4, 2);
+  hist("cluster2", "uniform", 6.8, 3, 2);
+  hist("cub", "uniform", 1.0, 0, 0);
+  hist("auto", "one_bin", 1.6, 4, 2);
+  auto lat = [&](const char* target, double cycles) {
+    auto r = row("dsmem", "latency", {{"target", std::string(target)}, {"ws_bytes", std::int64_t{16384}}}, 1e-3);
+    r.metrics["cycles_per_load"] = cycles;
+    rows.push_back(r);
+  };
+  lat("shared", 29);
+  lat("dsmem_c2", 192);
+  // A wide remote read of the first kernel version is left out of "fastest remote read".
+  for (auto [width, gbps] : {std::pair<std::int64_t, double>{4, 4075}, {16, 9999}}) {
+    auto r = row("dsmem", "bandwidth", {{"target", std::string("dsmem_c2")}, {"op", std::string("read")}, {"width", width}}, 1e-3);
+    r.gbps = gbps;
+    r.metrics["ratio_to_shared"] = 0.29;
+    rows.push_back(r);
+  }
+  std::string all;
+  for (const auto& x : report::findings(doc_with(rows))) all += x.suite + ": " + x.text + "\n";
+  EXPECT_NE(all.find("65536 bins, 268435456 uniform samples: automatic choice (a 2-block split cluster) 17.50x CUB"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("all samples in one bin: 1.60x"), std::string::npos) << all;
+  EXPECT_NE(all.find("dependent-load latency: shared 29 cycles; dsmem_c2 192 cycles"), std::string::npos) << all;
+  EXPECT_NE(all.find("fastest remote read: dsmem_c2 with 4-byte accesses, 4075 GB/s"), std::string::npos) << all;
+}
