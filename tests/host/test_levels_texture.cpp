@@ -1,0 +1,66 @@
+// Latency plateaus and the texture reference (groundwork for the cache and texture suites).
+
+#include "memscope/core/levels.hpp"
+#include "memscope/texture/texture_reference.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace memscope;
+
+TEST(LatencyLevels, FindsL1NearFarL2AndDram) {
+  // A Hopper-like curve: L1 ~40 cycles to 192 KB, a transition, L2 near ~260 to 24 MB, far
+  // ~330 to 48 MB, then DRAM ~620 rising slowly (TLB).
+  std::vector<std::pair<double, double>> curve;
+  for (double kb = 1; kb <= 192; kb *= 2) curve.push_back({kb * 1024, 40 + 0.1 * std::log2(kb)});
+  curve.push_back({256 * 1024, 150});
+  for (double mb = 0.5; mb <= 24; mb *= 2) curve.push_back({mb * 1048576, 258 + mb * 0.2});
+  for (double mb : {32.0, 40.0, 48.0}) curve.push_back({mb * 1048576, 330});
+  for (double gb = 0.125; gb <= 4; gb *= 2) curve.push_back({gb * 1073741824, 610 + 10 * std::log2(gb * 8)});
+  const auto levels = detect_levels(curve);
+  ASSERT_EQ(levels.size(), 4u);
+  EXPECT_EQ(levels[0].last_bytes, 128 * 1024);  // the 2^k points below 192 KB
+  EXPECT_NEAR(levels[0].cycles, 40, 1);
+  EXPECT_EQ(levels[1].last_bytes, 16 * 1048576);
+  EXPECT_NEAR(levels[1].cycles, 259, 3);
+  EXPECT_EQ(levels[2].last_bytes, 48 * 1048576);
+  EXPECT_EQ(levels[2].cycles, 330);
+  EXPECT_GT(levels[3].cycles, 600);
+  EXPECT_TRUE(detect_levels({}).empty());
+  EXPECT_TRUE(detect_levels({{1024, 40}}).empty());  // one point is no plateau
+}
+
+TEST(TextureReference, AddressModesFollowTheProgrammingGuide) {
+  using texture::address_mode;
+  using texture::resolve_index;
+  EXPECT_EQ(resolve_index(-1, 4, address_mode::clamp), 0);
+  EXPECT_EQ(resolve_index(9, 4, address_mode::clamp), 3);
+  EXPECT_EQ(resolve_index(-1, 4, address_mode::border), -1);
+  EXPECT_EQ(resolve_index(4, 4, address_mode::border), -1);
+  EXPECT_EQ(resolve_index(5, 4, address_mode::wrap), 1);
+  EXPECT_EQ(resolve_index(-1, 4, address_mode::wrap), 3);
+  // Mirror: 0 1 2 3 | 3 2 1 0 | 0 1 ...
+  EXPECT_EQ(resolve_index(4, 4, address_mode::mirror), 3);
+  EXPECT_EQ(resolve_index(7, 4, address_mode::mirror), 0);
+  EXPECT_EQ(resolve_index(8, 4, address_mode::mirror), 0);
+  EXPECT_EQ(resolve_index(-1, 4, address_mode::mirror), 0);
+  EXPECT_EQ(resolve_index(-5, 4, address_mode::mirror), 3);
+}
+
+TEST(TextureReference, PointAndLinearFetches) {
+  using texture::address_mode;
+  texture::image line{{0.f, 10.f, 20.f, 30.f}, 4, 1};
+  EXPECT_EQ(line.point(1.7, 0, address_mode::clamp).value, 10.0);
+  EXPECT_EQ(line.point(-3, 0, address_mode::border).value, 0.0);
+  // At a texel centre linear filtering returns the texel; halfway between two, their mean.
+  EXPECT_DOUBLE_EQ(line.linear(2.5, 0, address_mode::clamp).value, 20.0);
+  EXPECT_DOUBLE_EQ(line.linear(2.0, 0, address_mode::clamp).value, 15.0);
+  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::clamp).value, 0.0);   // clamped to texel 0 on both sides
+  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::border).value, 0.0);  // 0.75 * border 0 + 0.25 * 0
+  EXPECT_DOUBLE_EQ(line.linear(4.25, 0, address_mode::border).value, 0.25 * 30.0);  // 0.25 * texel 3 + 0.75 * border
+  EXPECT_NEAR(line.linear(1.3, 0, address_mode::clamp).tolerance, 10.0 / 256, 1e-4);
+  texture::image square{{0.f, 1.f, 2.f, 3.f}, 2, 2};
+  EXPECT_DOUBLE_EQ(square.linear(1.0, 1.0, address_mode::clamp).value, 1.5);  // the centre blends all four
+  EXPECT_DOUBLE_EQ(square.point(1.2, 1.9, address_mode::clamp).value, 3.0);
+}
