@@ -201,12 +201,13 @@ answer advise(const query& q, const results_doc* doc) {
         doc ? static_cast<std::uint64_t>(doc->device.max_cluster_size_nonportable) * doc->device.shared_per_block_optin : 16 * smem_block;
     // Counters of --bytes: what histogram_even's automatic choice ran at the nearest measured
     // bin count decides (it was tuned on these measurements); without it, capacity decides.
+    const auto n = largest(doc, "histogram", "samples");
     const case_result* nearest = nullptr;
     if (doc && q.bytes) {
       const double want = std::log2(std::max<double>(1.0, static_cast<double>(*q.bytes) / 4));
       for (const auto& r : doc->results)
         if (r.suite == "histogram" && r.name == "even" && r.timed && r.string_axis("strategy") == "auto" &&
-            r.string_axis("distribution") == "uniform" && r.int_axis("samples") == largest(doc, "histogram", "samples")) {
+            r.string_axis("distribution") == "uniform" && r.int_axis("samples") == n) {
           const double d = std::fabs(std::log2(static_cast<double>(r.int_axis("bins").value_or(1))) - want);
           if (!nearest || d < std::fabs(std::log2(static_cast<double>(nearest->int_axis("bins").value_or(1))) - want)) nearest = &r;
         }
@@ -247,7 +248,6 @@ answer advise(const query& q, const results_doc* doc) {
       a.evidence.push_back(fmt::format("histogram of {} uniform samples into {} bins: memscope's automatic choice {:.2f}x CUB "
                                        "HistogramEven ({})", *nearest->int_axis("samples"), *nearest->int_axis("bins"),
                                        nearest->metric("speedup_vs_cub"), where));
-    const auto n = largest(doc, "histogram", "samples");
     for (const std::int64_t bins : {std::int64_t{4096}, std::int64_t{65536}, std::int64_t{524288}}) {
       if (nearest && nearest->int_axis("bins") == bins) continue;
       const auto* r = find(doc, "histogram", "even", {{"strategy", std::string("auto")}, {"bins", bins},

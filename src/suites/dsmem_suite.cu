@@ -119,8 +119,8 @@ void stream_case(case_state& st, int cluster) {
   const auto kernel = ds::stream_kernel<V, Write, P>;
   constexpr std::size_t smem = ds::policy::stream_bytes_per_block;
   constexpr int words = static_cast<int>(smem / 4);
-  require_cluster(st, cluster, [&] { return max_active_clusters(kernel, ds::policy::stream_threads, cluster, smem); });
   const int clusters = max_active_clusters(kernel, ds::policy::stream_threads, cluster, smem);
+  require_cluster(st, cluster, [&] { return clusters; });
   const unsigned grid = static_cast<unsigned>(clusters * cluster);
   const unsigned rounds = st.verify_only() ? 3 : 256;
   const cudaStream_t s = st.stream();

@@ -254,8 +254,8 @@ struct options {
 /// The plan histogram_even would run for these bins on the current device.
 template <class SampleT>
 plan plan_for(int num_bins, const options& opt) {
-  // Both cluster kernels have the same shape (threads, registers within the launch bounds);
-  // the remote-atomic kernel answers for both.
+  // A cluster shape counts as runnable only where both cluster kernels co-schedule it: the
+  // automatic choice may hand it to either.
   const auto runs = [](int c, std::size_t smem) {
     return max_active_clusters(histogram_cluster_kernel<SampleT>, policy::block_threads, c, smem) > 0 &&
            max_active_clusters(histogram_split_kernel<SampleT>, policy::block_threads, c, smem) > 0;
