@@ -18,6 +18,11 @@ const registry& builtin_registry() {
     suites::register_readonly(r);
     suites::register_histogram(r);
     suites::register_dsmem(r);
+    suites::register_latency(r);
+    suites::register_cache_bandwidth(r);
+    suites::register_texture(r);
+    suites::register_cache_config(r);
+    suites::register_cache_control(r);
     return r;
   }();
   return reg;

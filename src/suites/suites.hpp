@@ -16,5 +16,10 @@ void register_transform(registry& reg);
 void register_readonly(registry& reg);
 void register_histogram(registry& reg);
 void register_dsmem(registry& reg);
+void register_latency(registry& reg);
+void register_cache_bandwidth(registry& reg);
+void register_texture(registry& reg);
+void register_cache_config(registry& reg);
+void register_cache_control(registry& reg);
 }  // namespace suites
 }  // namespace memscope

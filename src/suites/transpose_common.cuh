@@ -26,7 +26,7 @@ inline matrix_shape parse_matrix_shape(const std::string& s) {
   char extra = 0;
   if (std::sscanf(s.c_str(), "%lldx%lld%c", &sh.rows, &sh.cols, &extra) != 2 || sh.rows < 1 || sh.cols < 1 ||
       sh.rows > (1ll << 21) || sh.cols > (1ll << 30) || sh.rows * sh.cols > (1ll << 34))
-    throw usage_error("transpose shape '" + s + "' is not ROWSxCOLS (e.g. 16384x16384; rows <= 2^21)");
+    throw usage_error("shape '" + s + "' is not ROWSxCOLS (e.g. 16384x16384; rows <= 2^21)");
   return sh;
 }
 

@@ -96,6 +96,12 @@ TEST(Cli, BadInputIsOneLineAndUsageExit) {
   expect_one_line_error("run histogram --axis samples=2^33", exit_usage, "out of range");
   expect_one_line_error("run dsmem --axis target=dsmem_c3", exit_usage, "dsmem_c2/4/8/16");
   expect_one_line_error("run dsmem/bandwidth --axis target=l2", exit_usage, "belongs to dsmem/latency");
+  expect_one_line_error("run latency/global --axis ws_bytes=2^35", exit_usage, "out of range");
+  expect_one_line_error("run latency --axis path=l3", exit_usage, "has no value 'l3'");
+  expect_one_line_error("run cache_config --axis setting=prefer_l3", exit_usage, "carveout_N");
+  expect_one_line_error("run cache_config --axis setting=carveout_101", exit_usage, "carveout_N");
+  expect_one_line_error("run texture/fetch --axis shape=10", exit_usage, "ROWSxCOLS");
+  expect_one_line_error("run cache_control/hints --axis hint=load_xx", exit_usage, "has no value 'load_xx'");
   expect_one_line_error("frobnicate", exit_usage, "frobnicate");
   expect_one_line_error("", exit_usage, "subcommand");
 }

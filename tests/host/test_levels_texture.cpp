@@ -1,5 +1,6 @@
 // Latency plateaus and the texture reference (groundwork for the cache and texture suites).
 
+#include "memscope/cache/permutation.hpp"
 #include "memscope/core/levels.hpp"
 #include "memscope/texture/texture_reference.hpp"
 
@@ -63,4 +64,22 @@ TEST(TextureReference, PointAndLinearFetches) {
   texture::image square{{0.f, 1.f, 2.f, 3.f}, 2, 2};
   EXPECT_DOUBLE_EQ(square.linear(1.0, 1.0, address_mode::clamp).value, 1.5);  // the centre blends all four
   EXPECT_DOUBLE_EQ(square.point(1.2, 1.9, address_mode::clamp).value, 3.0);
+}
+
+TEST(Permutation, IsABijectionForAwkwardSizes) {
+  for (std::uint64_t n : {1ull, 2ull, 3ull, 5ull, 64ull, 1000ull, 65537ull}) {
+    std::vector<bool> seen(n, false);
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t p = memscope::permute_index(k, n, 0xC0FFEEull + n);
+      ASSERT_LT(p, n);
+      ASSERT_FALSE(seen[p]) << "n=" << n << " k=" << k;
+      seen[p] = true;
+    }
+  }
+}
+
+TEST(Permutation, DependsOnTheSeed) {
+  int same = 0;
+  for (std::uint64_t k = 0; k < 1000; ++k) same += memscope::permute_index(k, 1000, 1) == memscope::permute_index(k, 1000, 2);
+  EXPECT_LT(same, 20);
 }

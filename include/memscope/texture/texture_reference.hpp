@@ -68,4 +68,16 @@ struct image {
   }
 };
 
+/// The CPU reference of box3x3_kernel (access_patterns.cuh) at (x, y): the same additions in the same order.
+inline float box_reference(const float* img, int w, int h, int x, int y) {
+  float sum = 0.0f;
+  for (int dy = -1; dy <= 1; ++dy)
+    for (int dx = -1; dx <= 1; ++dx) {
+      const int cx = x + dx < 0 ? 0 : (x + dx >= w ? w - 1 : x + dx);
+      const int cy = y + dy < 0 ? 0 : (y + dy >= h ? h - 1 : y + dy);
+      sum += img[static_cast<std::size_t>(cy) * w + cx];
+    }
+  return sum;
+}
+
 }  // namespace memscope::texture

@@ -1,0 +1,160 @@
+// Suite `cache_config`: what the L1/shared split settings change on this GPU.
+// `reuse`: each SM re-reads its own window of W KB (fits L1 or not) under each
+//   cudaFuncSetCacheConfig preference and carveout, with and without dynamic shared memory
+//   allocated beside it: the settings matter only if they move the L1 size.
+// `matmul`: the seed's claim, a 32x32-tiled shared-memory matrix multiply at sizes below 512,
+//   512-2048 and above 2048 under the four preferences, each against PreferNone in the same run.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/cache/cache_bandwidth.cuh"
+#include "memscope/cache/cache_config.cuh"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace memscope::suites {
+namespace {
+
+namespace cc = memscope::cache;
+
+const std::vector<std::string> setting_names = {"none", "prefer_shared", "prefer_l1", "prefer_equal",
+                                                "carveout_0", "carveout_50", "carveout_100"};
+
+void validate_setting(const std::string& s) {
+  try {
+    cc::parse_split(s);
+  } catch (const std::invalid_argument& e) {
+    throw usage_error(e.what());
+  }
+}
+
+void reuse_case(case_state& st) {
+  const cc::split_setting setting = cc::parse_split(st.get_string("setting"));
+  const auto window = static_cast<std::size_t>(st.get_int("window_bytes"));
+  const auto smem = static_cast<std::size_t>(st.get_int("smem_bytes"));
+  const auto blocks = static_cast<unsigned>(st.device().sm_count);
+  if (smem > st.device().shared_per_block_optin)
+    st.skip("a block may allocate at most " + std::to_string(st.device().shared_per_block_optin) + " bytes of shared memory here");
+  const auto kernel = cc::read_ws_kernel<cc::sharing::own_slice>;
+  prepare_dynamic_smem(kernel, smem);
+  cc::split_guard<decltype(kernel)> guard(kernel, setting);
+  const std::size_t vecs = window / 16 * blocks;
+  const unsigned passes = st.verify_only() ? 3 : 64;
+  const cudaStream_t s = st.stream();
+  device_buffer<std::uint32_t> words(vecs * 4), sums(blocks);
+  cc::fill_words(words.data(), words.size(), st.seed(), s);
+  const auto* buf = reinterpret_cast<const uint4*>(words.data());
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
+  cc::read_ws<cc::sharing::own_slice>(buf, vecs, passes, blocks, sums.data(), s, smem);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = sums.to_host();
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) {
+    std::size_t begin = 0, end = 0;
+    cc::slice_bounds(vecs, blocks, static_cast<unsigned>(b), begin, end);
+    std::uint32_t acc = 0;
+    for (std::size_t w = begin * 4; w < end * 4; ++w) acc += cc::buffer_word(st.seed(), w);
+    return acc * passes;
+  }));
+  cudaFuncAttributes attr{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+  st.add_metric("carveout_attribute", attr.preferredShmemCarveout);
+  st.add_bytes_read(std::uint64_t{16} * vecs * passes);
+  st.exec([&](cudaStream_t q) { cc::read_ws<cc::sharing::own_slice>(buf, vecs, passes, blocks, sums.data(), q, smem); });
+}
+
+void matmul_case(case_state& st) {
+  const cc::split_setting setting = cc::parse_split(st.get_string("setting"));
+  const auto n = static_cast<int>(st.get_int("n"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed_a = st.seed(), seed_b = st.seed() ^ 0xB0B;
+  const std::size_t nn = static_cast<std::size_t>(n) * n;
+  device_buffer<float> a(nn), b(nn), c(nn);
+  fill_hash(a.data(), nn, seed_a, fill_kind::uniform, s);
+  fill_hash(b.data(), nn, seed_b, fill_kind::uniform, s);
+  c.poison(s);
+  const auto kernel = cc::tiled_matmul_kernel<>;
+  cc::split_guard<decltype(kernel)> guard(kernel, setting);
+  cc::tiled_matmul(a.data(), b.data(), c.data(), n, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  // Check up to 4096 entries (every one for small n) in double; the bound is float
+  // accumulation over n products: n * 2^-24 * sum |a_ik b_kj|, doubled.
+  const auto h = c.to_host();
+  const std::size_t checks = std::min<std::size_t>(nn, 4096);
+  std::size_t bad = 0, first = 0;
+  double first_got = 0, first_want = 0;
+  for (std::size_t k = 0; k < checks; ++k) {
+    const std::size_t idx = checks == nn ? k : hash_u32(seed_a ^ 0xC4EC, k) % nn;
+    const std::size_t i = idx / n, j = idx % n;
+    double want = 0, mag = 0;
+    for (int t = 0; t < n; ++t) {
+      const double p = static_cast<double>(hash_uniform(seed_a, i * n + t)) * hash_uniform(seed_b, static_cast<std::size_t>(t) * n + j);
+      want += p;
+      mag += std::fabs(p);
+    }
+    if (!(std::fabs(h[idx] - want) <= 2.0 * n * std::ldexp(mag, -24) + 1e-6)) {
+      if (bad++ == 0) { first = idx; first_got = h[idx]; first_want = want; }
+    }
+  }
+  if (bad == 0) {
+    st.check(verify_result::pass());
+  } else {
+    std::ostringstream os;
+    os << bad << " of " << checks << " checked entries wrong; first at " << first << ": got " << first_got << ", want " << first_want;
+    st.check(verify_result::fail(os.str()));
+  }
+  st.add_elements(2 * nn * static_cast<std::uint64_t>(n));  // flops: elements_per_s is flop/s
+  st.exec([&](cudaStream_t q) { cc::tiled_matmul(a.data(), b.data(), c.data(), n, q); });
+}
+
+axis setting_axis(std::vector<std::string> values) {
+  return axis::strings("setting", std::move(values),
+                       "cudaFuncSetCacheConfig preference, or cudaFuncAttributePreferredSharedMemoryCarveout percent")
+      .with_validator(validate_setting);
+}
+
+}  // namespace
+
+void register_cache_config(registry& reg) {
+  {
+    case_def c;
+    c.suite = "cache_config";
+    c.name = "reuse";
+    c.summary = "each SM re-reads its own window 64 times: what the cache preference and carveout do to L1 hits";
+    c.axes.push_back(setting_axis(setting_names));
+    c.axes.push_back(axis::integers("window_bytes", {32 * 1024, 96 * 1024, 160 * 1024, 208 * 1024},
+                                    "bytes each SM re-reads")
+                         .with_range(16, std::int64_t{1} << 24)
+                         .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{100000}}));
+    c.axes.push_back(axis::integers("smem_bytes", {0, 100 * 1024}, "dynamic shared memory each block allocates (unused)")
+                         .with_range(0, std::int64_t{1} << 20)
+                         .with_verify({std::int64_t{0}}));
+    c.body = reuse_case;
+    c.baselines.push_back({"setting", std::string("none"), "speedup_vs_none", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "cache_config";
+    c.name = "matmul";
+    c.summary = "the seed's table: 32x32-tiled shared-memory SGEMM, n < 512, 512-2048, > 2048, per cache preference";
+    c.axes.push_back(setting_axis({"none", "prefer_shared", "prefer_l1", "prefer_equal"}));
+    c.axes.push_back(axis::integers("n", {256, 384, 1024, 2048, 4096}, "n x n matrices")
+                         .with_range(0, 32768)
+                         .with_quick({std::int64_t{256}, std::int64_t{1024}, std::int64_t{4096}})
+                         .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{17}, std::int64_t{100}, std::int64_t{257}}));
+    c.body = matmul_case;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("n")) * p.get_int("n") * 12; };
+    c.baselines.push_back({"setting", std::string("none"), "speedup_vs_none", speedup});
+    reg.add(std::move(c));
+  }
+}
+
+}  // namespace memscope::suites

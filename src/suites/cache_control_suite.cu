@@ -1,0 +1,239 @@
+// Suite `cache_control`: steering what L1 and L2 keep.
+// `persistence`: a hot table read at random while a 1 GiB stream goes by, with and without an
+//   L2 access-policy window (persisting hits, streaming misses) over the hot table; the
+//   set-aside, window and hit ratio are reported and everything is reset afterwards.
+// `hints`: out[i] = x[i] * y[i % m] with a cache hint on the streamed load or on the store,
+//   while y (24 MiB) should stay in L2.
+// `prefetch`: a latency-bound walk with and without PTX prefetch.global.L2 ahead of it.
+// `alignment`: 30-float records, packed (120 B) vs __align__(128).
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/cache/cache_control.cuh"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+namespace memscope::suites {
+namespace {
+
+namespace ck = memscope::cache;
+
+// ---- persistence ------------------------------------------------------------------------
+
+void persistence_case(case_state& st) {
+  const auto& dev = st.device();
+  const bool persist = st.get_string("policy") == "persisting";
+  if (persist && dev.persisting_l2_max_bytes <= 0)
+    st.skip("this GPU has no persisting L2 (cudaDevAttrMaxPersistingL2CacheSize is 0; needs compute capability 8.0+)");
+  const auto hot_bytes = static_cast<std::size_t>(st.get_int("hot_bytes"));
+  const std::size_t hot_n = hot_bytes / 4;
+  const std::size_t n = st.verify_only() ? 1000003 : (std::size_t{1} << 28);
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed_h = st.seed(), seed_s = st.seed() ^ 0x57EA, seed_i = st.seed() ^ 0x1D;
+  device_buffer<float> hot(hot_n), stream(n), out(n);
+  fill_hash(hot.data(), hot_n, seed_h, fill_kind::uniform, s);
+  fill_hash(stream.data(), n, seed_s, fill_kind::uniform, s);
+  std::unique_ptr<ck::persistence_guard> guard;
+  if (persist) {
+    const std::size_t set_aside = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.persisting_l2_max_bytes));
+    const std::size_t window = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.access_policy_max_window_bytes));
+    // Persisting lines beyond the set-aside thrash each other: ask for no more hits than fit.
+    const float ratio = static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
+    guard = std::make_unique<ck::persistence_guard>(s, hot.data(), window, set_aside, ratio);
+    st.add_metric("set_aside_bytes", static_cast<double>(ck::persistence_guard::granted()));
+    st.add_metric("window_bytes", static_cast<double>(window));
+    st.add_metric("hit_ratio", ratio);
+  }
+  out.poison(s);
+  ck::hot_stream(stream.data(), hot.data(), hot_n, seed_i, out.data(), n, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
+    return hash_uniform(seed_s, i) + hash_uniform(seed_h, ck::hot_index(seed_i, i, hot_n));
+  }));
+  st.add_bytes_read(n * 8);  // the stream and one hot element per access
+  st.add_bytes_written(n * 4);
+  st.add_elements(n);
+  st.exec([&](cudaStream_t q) { ck::hot_stream(stream.data(), hot.data(), hot_n, seed_i, out.data(), n, q); });
+}
+
+// ---- hints ------------------------------------------------------------------------------
+
+const char* const hint_names[] = {"load_ca", "load_cg", "load_cs", "load_lu", "load_cv", "load_nc",
+                                  "store_wb", "store_cg", "store_cs", "store_wt"};
+
+template <ck::load_hint L, ck::store_hint S>
+void hinted_case(case_state& st) {
+  const std::size_t n = st.verify_only() ? 1000003 : (std::size_t{1} << 28);
+  const std::size_t m = static_cast<std::size_t>(st.get_int("reused_bytes")) / 4;
+  if (m == 0) st.skip("the reused table needs at least one float");
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed_x = st.seed(), seed_y = st.seed() ^ 0x7;
+  device_buffer<float> x(n), y(m), out(n);
+  fill_hash(x.data(), n, seed_x, fill_kind::uniform, s);
+  fill_hash(y.data(), m, seed_y, fill_kind::uniform, s);
+  out.poison(s);
+  ck::hinted_scale<L, S>(x.data(), y.data(), m, out.data(), n, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) { return hash_uniform(seed_x, i) * hash_uniform(seed_y, i % m); }));
+  st.add_bytes_read(n * 8);
+  st.add_bytes_written(n * 4);
+  st.add_elements(n);
+  st.exec([&](cudaStream_t q) { ck::hinted_scale<L, S>(x.data(), y.data(), m, out.data(), n, q); });
+}
+
+void hints_case(case_state& st) {
+  using L = ck::load_hint;
+  using S = ck::store_hint;
+  const std::string& h = st.get_string("hint");
+  if (h == "load_ca") hinted_case<L::ca, S::wb>(st);
+  else if (h == "load_cg") hinted_case<L::cg, S::wb>(st);
+  else if (h == "load_cs") hinted_case<L::cs, S::wb>(st);
+  else if (h == "load_lu") hinted_case<L::lu, S::wb>(st);
+  else if (h == "load_cv") hinted_case<L::cv, S::wb>(st);
+  else if (h == "load_nc") hinted_case<L::nc, S::wb>(st);
+  else if (h == "store_wb") hinted_case<L::ca, S::wb>(st);
+  else if (h == "store_cg") hinted_case<L::ca, S::cg>(st);
+  else if (h == "store_cs") hinted_case<L::ca, S::cs>(st);
+  else hinted_case<L::ca, S::wt>(st);
+}
+
+// ---- prefetch ---------------------------------------------------------------------------
+
+void prefetch_case(case_state& st) {
+  const bool prefetch = st.get_string("prefetch") == "l2";
+  const auto distance = static_cast<unsigned>(st.get_int("distance"));
+  const std::size_t n = st.verify_only() ? 1000003 : (std::size_t{1} << 28);
+  const unsigned blocks = static_cast<unsigned>(st.device().sm_count);
+  const std::size_t threads = std::size_t{blocks} * ck::control_policy::prefetch_threads;
+  const cudaStream_t s = st.stream();
+  device_buffer<std::uint32_t> a(n), sums(threads);
+  // The words are the float bits of hash_uniform: any fixed function of the index does.
+  fill_hash(reinterpret_cast<float*>(a.data()), n, st.seed(), fill_kind::uniform, s);
+  auto run = [&](cudaStream_t q) {
+    if (prefetch) ck::prefetch_sum<true>(a.data(), n, distance, blocks, sums.data(), q);
+    else ck::prefetch_sum<false>(a.data(), n, distance, blocks, sums.data(), q);
+  };
+  sums.poison(s);
+  run(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = sums.to_host();
+  st.check(compare_exact(h.data(), threads, [&](std::size_t t) {
+    std::uint32_t acc = 0;
+    for (std::size_t i = t; i < n; i += threads) {
+      const float v = hash_uniform(st.seed(), i);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &v, 4);
+      acc = acc * 31u + bits;
+    }
+    return acc;
+  }));
+  st.add_bytes_read(n * 4);
+  st.add_elements(n);
+  st.exec(run);
+}
+
+// ---- alignment --------------------------------------------------------------------------
+
+template <bool Aligned>
+void record_case(case_state& st) {
+  using rec = ck::record<Aligned>;
+  const auto n = static_cast<std::size_t>(st.get_int("records"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  device_buffer<rec> recs(n);
+  device_buffer<float> out(n);
+  std::vector<rec> host(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < ck::record_floats; ++k) host[i].v[k] = hash_uniform(seed, i * ck::record_floats + k);
+  recs.from_host(host);
+  out.poison(s);
+  ck::record_sum<Aligned>(recs.data(), out.data(), n, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
+    float sum = 0.0f;
+    for (int k = 0; k < ck::record_floats; ++k) sum += host[i].v[k];
+    return sum;
+  }));
+  st.add_bytes_read(n * ck::record_floats * 4);  // useful bytes: the padding is not counted
+  st.add_bytes_written(n * 4);
+  st.add_elements(n);
+  st.add_metric("record_bytes", sizeof(rec));
+  st.exec([&](cudaStream_t q) { ck::record_sum<Aligned>(recs.data(), out.data(), n, q); });
+}
+
+}  // namespace
+
+void register_cache_control(registry& reg) {
+  {
+    case_def c;
+    c.suite = "cache_control";
+    c.name = "persistence";
+    c.summary = "hot table read at random beside a 1 GiB stream: L2 access-policy window (persisting) vs none";
+    c.axes.push_back(axis::strings("policy", {"normal", "persisting"}, "no window; persisting window over the hot table"));
+    c.axes.push_back(axis::integers("hot_bytes", {8 << 20, 24 << 20, 36 << 20, 48 << 20}, "hot table size")
+                         .with_range(4, std::int64_t{1} << 32)
+                         .with_quick({std::int64_t{24} << 20})
+                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{24} << 20}));
+    c.body = persistence_case;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30); };
+    c.baselines.push_back({"policy", std::string("normal"), "speedup_vs_normal", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "cache_control";
+    c.name = "hints";
+    c.summary = "out[i] = x[i] * y[i % m]: cache hint on the 1 GiB stream x or on the store, y reused from L2";
+    c.axes.push_back(axis::strings("hint", {std::begin(hint_names), std::end(hint_names)},
+                                   "__ldca/__ldcg/__ldcs/__ldlu/__ldcv/__ldg on x, or __stwb/__stcg/__stcs/__stwt on out"));
+    c.axes.push_back(axis::integers("reused_bytes", {24 << 20, 48 << 20}, "size of y")
+                         .with_range(4, std::int64_t{1} << 32)
+                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}}));
+    c.body = hints_case;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("reused_bytes")) + (std::uint64_t{2} << 30); };
+    c.baselines.push_back({"hint", std::string("load_ca"), "speedup_vs_default", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "cache_control";
+    c.name = "prefetch";
+    c.summary = "latency-bound walk (128 threads per SM, one load in flight each) with and without prefetch.global.L2";
+    c.axes.push_back(axis::strings("prefetch", {"none", "l2"}, "plain loads, or PTX prefetch.global.L2 `distance` steps ahead"));
+    c.axes.push_back(axis::integers("distance", {4, 16}, "how many grid-strides ahead to prefetch").with_range(1, 1024));
+    c.body = prefetch_case;
+    c.footprint = [](const axis_point&) { return std::uint64_t{1} << 30; };
+    c.baselines.push_back({"prefetch", std::string("none"), "speedup_vs_none", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "cache_control";
+    c.name = "alignment";
+    c.summary = "one thread per 30-float record: packed 120-byte records vs __align__(128) records";
+    c.axes.push_back(axis::strings("layout", {"packed120", "aligned128"}, "struct { float v[30]; } as is, or __align__(128)"));
+    c.axes.push_back(axis::integers("records", {1 << 22}, "records")
+                         .with_range(0, std::int64_t{1} << 26)
+                         .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1021}, std::int64_t{100003}}));
+    c.body = [](case_state& st) {
+      if (st.get_string("layout") == "aligned128") record_case<true>(st);
+      else record_case<false>(st);
+    };
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("records")) * 132; };
+    c.baselines.push_back({"layout", std::string("packed120"), "speedup_vs_packed", speedup});
+    reg.add(std::move(c));
+  }
+}
+
+}  // namespace memscope::suites

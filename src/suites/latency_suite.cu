@@ -1,0 +1,195 @@
+// Suite `latency`: the latency ladder. One thread chases a random cyclic ring (one load per
+// 32-byte sector, each address the previous load's value) through working sets from 1 KB to
+// gigabytes, by each path: default loads, ld.global.cg, __ldg and texture fetches
+// (`latency/global`), shared memory (`latency/shared`) and the constant bank
+// (`latency/constant`). Rows report cycles and ns per load; the report's findings split each
+// curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/cache/pointer_chase.cuh"
+#include "memscope/constant/broadcast.cuh"
+#include "memscope/core/chase.hpp"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/verify.hpp"
+#include "memscope/texture/texture_object.cuh"
+
+#include <algorithm>
+#include <vector>
+
+namespace memscope::suites {
+namespace {
+
+namespace lt = memscope::latency;
+namespace tx = memscope::texture;
+
+const char* const path_names[] = {"default", "cg", "ldg", "texture"};
+
+/// 2^k and 3 * 2^(k-1) from `lo` to `hi`: two points per octave, enough to place a capacity
+/// within a factor of 1.5.
+std::vector<axis_value> sizes(std::int64_t lo, std::int64_t hi, bool half_steps = true) {
+  std::vector<axis_value> v;
+  for (std::int64_t p = lo; p <= hi; p *= 2) {
+    v.emplace_back(p);
+    if (half_steps && p + p / 2 <= hi && p >= 2) v.emplace_back(p + p / 2);
+  }
+  return v;
+}
+
+struct chase_stats {
+  double median = 0, min = 0, max = 0;
+};
+
+/// Runs `launch` (which writes total cycles to out[0] and the end word to out[1]) `repeats`
+/// times; every run must end on `want`. Cycles per load over the runs.
+template <class Launch>
+chase_stats repeat_chase(case_state& st, unsigned iters, std::uint32_t want, Launch&& launch) {
+  const cudaStream_t s = st.stream();
+  device_buffer<unsigned long long> out(3);
+  const int repeats = st.verify_only() ? 1 : 5;
+  std::vector<double> per_load;
+  for (int r = 0; r < repeats; ++r) {
+    out.poison(s);
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, sizeof(unsigned long long), s));
+    launch(out.data(), s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    const auto h = out.to_host();
+    st.check(compare_exact(h.data() + 1, 1, [&](std::size_t) { return static_cast<unsigned long long>(want); }));
+    per_load.push_back(static_cast<double>(h[0]) / iters);
+  }
+  std::sort(per_load.begin(), per_load.end());
+  return {per_load[per_load.size() / 2], per_load.front(), per_load.back()};
+}
+
+void report(case_state& st, unsigned iters, const chase_stats& c) {
+  st.add_metric("cycles_per_load", c.median);
+  st.add_metric("cycles_min", c.min);
+  st.add_metric("cycles_max", c.max);
+  st.add_metric("ns_per_load", c.median / (st.device().sm_clock_khz * 1e-6));
+  st.add_elements(iters);
+}
+
+template <lt::load_path P>
+void global_chase(case_state& st, std::uint64_t slots) {
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  tx::texture_object tex;
+  if constexpr (P == lt::load_path::texture) {
+    const auto lim = tx::limits::query(st.device().ordinal);
+    if (static_cast<long long>(slots * lt::policy::slot_words) > lim.linear_1d)
+      st.skip("a texture over " + std::to_string(slots * lt::policy::slot_words * 4) +
+              " bytes exceeds this GPU's 1D linear texture limit of " + std::to_string(lim.linear_1d) +
+              " texels (cudaDevAttrMaxTexture1DLinearWidth)");
+  }
+  device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
+  ring.poison(s);
+  lt::build_ring(ring.data(), slots, seed, s);
+  if constexpr (P == lt::load_path::texture) tex = tx::linear_texture(ring.data(), ring.size(), {}, tx::limits::query(st.device().ordinal));
+  // Past twice the L2 nothing can stay cached: warming would only cost time.
+  const bool warm = ring.bytes() <= 2 * static_cast<std::size_t>(st.device().l2_bytes);
+  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const std::uint32_t start = lt::ring_start(slots, seed);
+  const chase_stats c = repeat_chase(st, iters, lt::ring_position(slots, seed, iters), [&](unsigned long long* out, cudaStream_t q) {
+    lt::chase<P>(ring.data(), tex.get(), slots, start, iters, warm, out, q);
+  });
+  report(st, iters, c);
+}
+
+void global_case(case_state& st) {
+  const std::uint64_t slots = static_cast<std::uint64_t>(st.get_int("ws_bytes")) / (lt::policy::slot_words * 4);
+  if (slots < 2) st.skip("a working set needs at least two 32-byte slots");
+  switch (choice<lt::load_path>(path_names, st.get_string("path"))) {
+    case lt::load_path::global_default: global_chase<lt::load_path::global_default>(st, slots); break;
+    case lt::load_path::global_cg: global_chase<lt::load_path::global_cg>(st, slots); break;
+    case lt::load_path::ldg: global_chase<lt::load_path::ldg>(st, slots); break;
+    case lt::load_path::texture: global_chase<lt::load_path::texture>(st, slots); break;
+  }
+}
+
+void shared_case(case_state& st) {
+  const std::uint64_t slots = static_cast<std::uint64_t>(st.get_int("ws_bytes")) / (lt::policy::slot_words * 4);
+  if (slots < 2) st.skip("a working set needs at least two 32-byte slots");
+  const std::size_t bytes = slots * lt::policy::slot_words * 4;
+  if (bytes > st.device().shared_per_block_optin)
+    st.skip("shared memory holds at most " + std::to_string(st.device().shared_per_block_optin) + " bytes per block on this GPU");
+  const cudaStream_t s = st.stream();
+  device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
+  lt::build_ring(ring.data(), slots, st.seed(), s);
+  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const std::uint32_t start = lt::ring_start(slots, st.seed());
+  const auto words = static_cast<std::uint32_t>(ring.size());
+  const chase_stats c = repeat_chase(st, iters, lt::ring_position(slots, st.seed(), iters), [&](unsigned long long* out, cudaStream_t q) {
+    lt::shared_chase(ring.data(), words, start, iters, out, q);
+  });
+  report(st, iters, c);
+}
+
+void constant_case(case_state& st) {
+  namespace bc = memscope::broadcast;
+  const auto ws = static_cast<std::size_t>(st.get_int("ws_bytes"));
+  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const int want = bc::upload_chase(ws, st.seed(), iters);
+  device_buffer<int> last(1);
+  const chase_stats c = repeat_chase(st, iters, static_cast<std::uint32_t>(want), [&](unsigned long long* out, cudaStream_t q) {
+    bc::constant_chase(iters, out, last.data(), q);  // warm: the first pass pulls the set into the caches that hold it
+    bc::constant_chase(iters, out, last.data(), q);
+    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + 1, last.data(), sizeof(int), cudaMemcpyDeviceToDevice, q));
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(reinterpret_cast<char*>(out + 1) + sizeof(int), 0, sizeof(int), q));
+  });
+  report(st, iters, c);
+}
+
+}  // namespace
+
+void register_latency(registry& reg) {
+  {
+    case_def c;
+    c.suite = "latency";
+    c.name = "global";
+    c.summary = "one-thread pointer chase over 1 KB .. 4 GB: default loads, ld.global.cg, __ldg, texture fetches";
+    c.axes.push_back(axis::strings("path", {std::begin(path_names), std::end(path_names)},
+                                   "ld.global (L1 and L2), ld.global.cg (L2 only), __ldg (read-only path), tex1Dfetch"));
+    axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte sector").with_range(64, std::int64_t{1} << 34);
+    ws.kind = axis_kind::pow2;
+    ws.full = sizes(1024, std::int64_t{4} << 30);
+    ws.quick = sizes(1024, std::int64_t{4} << 30, false);
+    ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20};
+    c.axes.push_back(std::move(ws));
+    c.body = global_case;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); };
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "latency";
+    c.name = "shared";
+    c.summary = "one-thread pointer chase in shared memory, 1 KB up to the per-block limit";
+    axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte slot").with_range(64, std::int64_t{1} << 20);
+    ws.kind = axis_kind::pow2;
+    ws.full = sizes(1024, 128 * 1024);
+    ws.full.emplace_back(std::int64_t{224} * 1024);
+    ws.quick = {std::int64_t{1024}, std::int64_t{32768}};
+    ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}};
+    c.axes.push_back(std::move(ws));
+    c.body = shared_case;
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "latency";
+    c.name = "constant";
+    c.summary = "one-thread pointer chase through the 64 KB constant bank (64-byte steps)";
+    axis ws = axis::integers("ws_bytes", {}, "bytes of the constant bank chased").with_range(128, 65536);
+    ws.kind = axis_kind::pow2;
+    ws.full = sizes(256, 65536);
+    ws.quick = sizes(1024, 65536, false);
+    ws.verify = {std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}};
+    c.axes.push_back(std::move(ws));
+    c.body = constant_case;
+    reg.add(std::move(c));
+  }
+}
+
+}  // namespace memscope::suites

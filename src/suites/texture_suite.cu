@@ -1,0 +1,412 @@
+// Suite `texture`: texture objects checked and measured.
+// `fetch`: every source (1D linear memory, 2D pitch-linear, 2D cudaArray) x filter x address
+//   mode x read mode against the CPU reference (texture_reference.hpp); combinations the
+//   hardware does not offer skip with the reason.
+// `access`: texture vs global vs __ldg on sequential, strided and random gathers (throughput).
+// `latency`: the same patterns as one warp of dependent loads (the seed's ns-per-access table).
+// `box3x3`: a 2D-local filter, global/__ldg on row-major memory vs a cudaArray texture.
+
+#include "harness/registry.hpp"
+#include "harness/state.hpp"
+#include "suites/suites.hpp"
+#include "suites/transpose_common.cuh"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/fill.cuh"
+#include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
+#include "memscope/texture/access_patterns.cuh"
+#include "memscope/texture/texture_object.cuh"
+#include "memscope/texture/texture_reference.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace memscope::suites {
+namespace {
+
+namespace tx = memscope::texture;
+
+const char* const source_names[] = {"global", "ldg", "texture"};
+const char* const pattern_names[] = {"sequential", "strided", "random"};
+const char* const address_names[] = {"wrap", "clamp", "mirror", "border"};
+
+// ---- fetch ------------------------------------------------------------------------------
+
+/// Sample coordinates in texel units over [-W, 2W) x [-H, 2H): all address modes see
+/// out-of-range reads. Point samples keep 0.1 texel off every texel edge, so the hardware's
+/// fixed-point coordinates cannot round across one.
+std::vector<float2> texel_coords(long long w, long long h, std::size_t n, bool point, std::uint64_t seed) {
+  std::vector<float2> c(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto pick = [&](long long extent, std::uint64_t salt) {
+      const double cell = static_cast<double>(hash_u32(seed ^ salt, i) % static_cast<std::uint32_t>(3 * extent)) - static_cast<double>(extent);
+      const double f = (hash_u32(seed ^ (salt + 7), i) >> 8) * (1.0 / 16777216.0);
+      return cell + (point ? 0.1 + 0.8 * f : f);
+    };
+    c[i] = {static_cast<float>(pick(w, 0x51)), static_cast<float>(pick(h, 0xA3))};
+  }
+  return c;
+}
+
+/// Verifies one texture object over `coords` (normalised for 2D sources) against `img`.
+void check_fetches(case_state& st, const tx::image& img, const tx::texture_object& t, const std::vector<float2>& uv,
+                   const tx::sampler& smp) {
+  const cudaStream_t s = st.stream();
+  device_buffer<float2> d_uv(uv.size());
+  d_uv.from_host(uv);
+  device_buffer<float> out(uv.size());
+  out.poison(s);
+  tx::fetch2d(t.get(), d_uv.data(), out.data(), uv.size(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto got = out.to_host();
+  std::size_t bad = 0, first = 0;
+  double worst = 0;
+  for (std::size_t i = 0; i < uv.size(); ++i) {
+    const double u = static_cast<double>(uv[i].x) * static_cast<double>(img.width);
+    const double v = static_cast<double>(uv[i].y) * static_cast<double>(img.height);
+    const tx::fetch want = smp.linear_filter ? img.linear(u, v, smp.address) : img.point(u, v, smp.address);
+    const double err = std::fabs(static_cast<double>(got[i]) - want.value);
+    if (!(err <= want.tolerance + 1e-7)) {
+      if (bad++ == 0) first = i;
+      worst = std::fmax(worst, err);
+    }
+  }
+  if (bad == 0) {
+    st.check(verify_result::pass());
+    return;
+  }
+  std::ostringstream os;
+  const double u = static_cast<double>(uv[first].x) * img.width, v = static_cast<double>(uv[first].y) * img.height;
+  const tx::fetch want = smp.linear_filter ? img.linear(u, v, smp.address) : img.point(u, v, smp.address);
+  os << bad << " of " << uv.size() << " fetches wrong; first at texel coordinates (" << u << ", " << v << "): got "
+     << got[first] << ", want " << want.value << " +- " << want.tolerance << " (worst error " << worst << ")";
+  st.check(verify_result::fail(os.str()));
+}
+
+template <class T>
+void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, long long h) {
+  const cudaStream_t s = st.stream();
+  const auto lim = tx::limits::query(st.device().ordinal);
+  const std::uint64_t seed = st.seed();
+  // Texels: uniform floats, or bytes read back as byte / 255 in normalised-float mode.
+  std::vector<T> host(static_cast<std::size_t>(w * h));
+  tx::image img;
+  img.width = w;
+  img.height = h;
+  img.texels.resize(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if constexpr (std::is_same_v<T, float>) host[i] = hash_uniform(seed, i);
+    else host[i] = static_cast<T>(hash_u32(seed, i) & 0xFF);
+    img.texels[i] = std::is_same_v<T, float> ? static_cast<float>(host[i]) : static_cast<float>(host[i]) / 255.0f;
+  }
+  std::unique_ptr<tx::cuda_array<T>> array;
+  void* d_pitch = nullptr;
+  std::size_t pitch_bytes = 0;
+  tx::texture_object t;
+  try {
+    if (pitch) {
+      // Checked before the allocation, so an oversize request is a skip, not an allocation error.
+      if (w > lim.pitch_2d_width || h > lim.pitch_2d_height) tx::pitch2d_texture<T>(nullptr, w, h, 0, smp, lim);
+      MEMSCOPE_CUDA_CALL(cudaMallocPitch(&d_pitch, &pitch_bytes, static_cast<std::size_t>(w) * sizeof(T), static_cast<std::size_t>(h)));
+      MEMSCOPE_CUDA_CALL(cudaMemcpy2D(d_pitch, pitch_bytes, host.data(), static_cast<std::size_t>(w) * sizeof(T),
+                                      static_cast<std::size_t>(w) * sizeof(T), static_cast<std::size_t>(h), cudaMemcpyHostToDevice));
+      t = tx::pitch2d_texture(static_cast<const T*>(d_pitch), w, h, pitch_bytes, smp, lim);
+    } else {
+      tx::check_array_size(w, h, lim);
+      array = std::make_unique<tx::cuda_array<T>>(w, h);
+      array->upload(host.data());
+      t = tx::array_texture(*array, smp);
+    }
+  } catch (const tx::too_large& e) {
+    if (d_pitch) MEMSCOPE_CUDA_CALL(cudaFree(d_pitch));
+    st.skip(e.what());
+  }
+  struct pitch_free {
+    void* p;
+    ~pitch_free() { if (p) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFree(p)); }
+  } release{d_pitch};
+  const std::size_t n = st.verify_only() ? 4099 : (std::size_t{1} << 20);
+  auto texel = texel_coords(w, h, n, !smp.linear_filter, seed ^ 0xC0FFEE);
+  for (auto& c : texel) c = {c.x / static_cast<float>(w), c.y / static_cast<float>(h)};  // normalised coordinates
+  check_fetches(st, img, t, texel, smp);
+  device_buffer<float2> d_uv(texel.size());
+  d_uv.from_host(texel);
+  device_buffer<float> out(texel.size());
+  st.add_bytes_written(out.bytes());
+  st.add_elements(n);
+  st.exec([&](cudaStream_t q) { tx::fetch2d(t.get(), d_uv.data(), out.data(), n, q); });
+  (void)s;
+}
+
+template <class T>
+void fetch_linear(case_state& st, const tx::sampler& smp, long long count) {
+  const cudaStream_t s = st.stream();
+  const auto lim = tx::limits::query(st.device().ordinal);
+  const std::uint64_t seed = st.seed();
+  std::vector<T> host(static_cast<std::size_t>(count));
+  std::vector<float> value(host.size());
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    if constexpr (std::is_same_v<T, float>) host[i] = hash_uniform(seed, i);
+    else host[i] = static_cast<T>(hash_u32(seed, i) & 0xFF);
+    value[i] = std::is_same_v<T, float> ? static_cast<float>(host[i]) : static_cast<float>(host[i]) / 255.0f;
+  }
+  device_buffer<T> data(host.size());
+  data.from_host(host);
+  tx::texture_object t;
+  try {
+    t = tx::linear_texture(data.data(), data.size(), smp, lim);
+  } catch (const tx::too_large& e) {
+    st.skip(e.what());
+  }
+  // Indices from -8 to count + 8: outside the texture, tex1Dfetch reads 0.
+  const std::size_t n = st.verify_only() ? 4099 : (std::size_t{1} << 20);
+  std::vector<int> idx(n);
+  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<int>(hash_u32(seed ^ 0x1DE, i) % static_cast<std::uint32_t>(count + 16)) - 8;
+  device_buffer<int> d_idx(n);
+  d_idx.from_host(idx);
+  device_buffer<float> out(n);
+  out.poison(s);
+  tx::fetch1d(t.get(), d_idx.data(), out.data(), n, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto got = out.to_host();
+  st.check(compare_exact(got.data(), n, [&](std::size_t i) {
+    return idx[i] < 0 || idx[i] >= count ? 0.0f : value[static_cast<std::size_t>(idx[i])];
+  }));
+  st.add_bytes_written(out.bytes());
+  st.add_elements(n);
+  st.exec([&](cudaStream_t q) { tx::fetch1d(t.get(), d_idx.data(), out.data(), n, q); });
+}
+
+void fetch_case(case_state& st) {
+  const std::string& src = st.get_string("source");
+  tx::sampler smp;
+  smp.address = choice<tx::address_mode>(address_names, st.get_string("address"));
+  smp.linear_filter = st.get_string("filter") == "linear";
+  smp.normalized_float = st.get_string("read") == "normalized";
+  const auto [rows, cols] = parse_matrix_shape(st.get_string("shape"));
+  if (rows == 0 || cols == 0) st.skip("a texture needs at least one texel in each dimension");
+  if (src == "linear1d") {
+    if (smp.linear_filter) st.skip("textures over 1D linear memory (tex1Dfetch) take integer indices: point sampling only");
+    if (smp.address != tx::address_mode::border)
+      st.skip("tex1Dfetch has no address modes: out-of-range indices read 0, which the border row checks");
+    const long long count = static_cast<long long>(rows) * cols;
+    if (smp.normalized_float) fetch_linear<unsigned char>(st, smp, count);
+    else fetch_linear<float>(st, smp, count);
+    return;
+  }
+  smp.normalized_coords = true;  // wrap and mirror exist only for normalised coordinates
+  const bool pitch = src == "pitch2d";
+  if (smp.normalized_float) fetch_2d<unsigned char>(st, pitch, smp, cols, rows);
+  else fetch_2d<float>(st, pitch, smp, cols, rows);
+}
+
+// ---- access patterns --------------------------------------------------------------------
+
+template <tx::source S, tx::pattern P>
+void gather_case(case_state& st) {
+  const std::uint64_t n = static_cast<std::uint64_t>(st.get_int("table_bytes")) / 4;
+  const std::uint64_t count = st.verify_only() ? 1000003 : (std::uint64_t{1} << 26);
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  device_buffer<float> table(n), out(count);
+  fill_hash(table.data(), n, seed, fill_kind::uniform, s);
+  tx::texture_object t;
+  if (S == tx::source::texture) {
+    try {
+      t = tx::linear_texture(table.data(), n, {}, tx::limits::query(st.device().ordinal));
+    } catch (const tx::too_large& e) {
+      st.skip(e.what());
+    }
+  }
+  out.poison(s);
+  tx::gather<S, P>(table.data(), t.get(), n, count, seed, out.data(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t i) { return hash_uniform(seed, tx::index_of<P>(i, n, seed)); }));
+  st.add_bytes_read(count * 4);
+  st.add_bytes_written(count * 4);
+  st.add_elements(count);
+  st.exec([&](cudaStream_t q) { tx::gather<S, P>(table.data(), t.get(), n, count, seed, out.data(), q); });
+}
+
+template <tx::source S, tx::pattern P>
+void latency_case(case_state& st) {
+  const std::uint64_t n = static_cast<std::uint64_t>(st.get_int("table_bytes")) / 4;
+  const unsigned iters = st.verify_only() ? 256 : 4096;
+  const cudaStream_t s = st.stream();
+  device_buffer<float> zeros(n);
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(zeros.data(), 0, zeros.bytes(), s));
+  tx::texture_object t;
+  if (S == tx::source::texture) {
+    try {
+      t = tx::linear_texture(zeros.data(), n, {}, tx::limits::query(st.device().ordinal));
+    } catch (const tx::too_large& e) {
+      st.skip(e.what());
+    }
+  }
+  device_buffer<unsigned long long> out(33);
+  out.poison(s);
+  tx::pattern_latency<S, P>(zeros.data(), t.get(), n, iters, st.seed(), out.data(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data() + 1, 32, [&](std::size_t lane) {
+    return static_cast<unsigned long long>(tx::index_of<P>(std::uint64_t{iters - 1} * 32 + lane, n, st.seed()));
+  }));
+  const double cycles = static_cast<double>(h[0]) / iters;
+  st.add_metric("cycles_per_load", cycles);
+  st.add_metric("ns_per_load", cycles / (st.device().sm_clock_khz * 1e-6));
+  st.add_elements(std::uint64_t{iters} * 32);
+  st.exec([&](cudaStream_t q) { tx::pattern_latency<S, P>(zeros.data(), t.get(), n, iters, st.seed(), out.data(), q); });
+}
+
+/// Calls Body<S, P> for the point's source and pattern.
+template <template <tx::source, tx::pattern> class Body>
+void by_source_pattern(case_state& st) {
+  const auto src = choice<tx::source>(source_names, st.get_string("source"));
+  const auto pat = choice<tx::pattern>(pattern_names, st.get_string("pattern"));
+  auto with_pattern = [&](auto s_tag) {
+    constexpr tx::source S = decltype(s_tag)::value;
+    switch (pat) {
+      case tx::pattern::sequential: Body<S, tx::pattern::sequential>::run(st); break;
+      case tx::pattern::strided: Body<S, tx::pattern::strided>::run(st); break;
+      case tx::pattern::random: Body<S, tx::pattern::random>::run(st); break;
+    }
+  };
+  switch (src) {
+    case tx::source::global: with_pattern(std::integral_constant<tx::source, tx::source::global>{}); break;
+    case tx::source::ldg: with_pattern(std::integral_constant<tx::source, tx::source::ldg>{}); break;
+    case tx::source::texture: with_pattern(std::integral_constant<tx::source, tx::source::texture>{}); break;
+  }
+}
+
+template <tx::source S, tx::pattern P>
+struct gather_body {
+  static void run(case_state& st) { gather_case<S, P>(st); }
+};
+template <tx::source S, tx::pattern P>
+struct latency_body {
+  static void run(case_state& st) { latency_case<S, P>(st); }
+};
+
+// ---- 2D-local ---------------------------------------------------------------------------
+
+template <tx::source S>
+void box_case(case_state& st, int rows, int cols) {
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  const std::size_t n = static_cast<std::size_t>(rows) * cols;
+  device_buffer<float> img(n), out(n);
+  fill_hash(img.data(), n, seed, fill_kind::uniform, s);
+  std::unique_ptr<tx::cuda_array<float>> array;
+  tx::texture_object t;
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = hash_uniform(seed, i);
+  if (S == tx::source::texture) {
+    try {
+      tx::check_array_size(cols, rows, tx::limits::query(st.device().ordinal));
+    } catch (const tx::too_large& e) {
+      st.skip(e.what());
+    }
+    array = std::make_unique<tx::cuda_array<float>>(cols, rows);
+    array->upload(host.data());
+    t = tx::array_texture(*array, tx::sampler{});  // clamp, point, element, texel coordinates
+  }
+  out.poison(s);
+  tx::box3x3<S>(img.data(), t.get(), cols, rows, out.data(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
+    return tx::box_reference(host.data(), cols, rows, static_cast<int>(i % cols), static_cast<int>(i / cols));
+  }));
+  st.add_bytes_read(n * 4);
+  st.add_bytes_written(n * 4);
+  st.add_elements(n);
+  st.exec([&](cudaStream_t q) { tx::box3x3<S>(img.data(), t.get(), cols, rows, out.data(), q); });
+}
+
+void box_case_dispatch(case_state& st) {
+  const auto [rows, cols] = parse_matrix_shape(st.get_string("shape"));
+  switch (choice<tx::source>(source_names, st.get_string("source"))) {
+    case tx::source::global: box_case<tx::source::global>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
+    case tx::source::ldg: box_case<tx::source::ldg>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
+    case tx::source::texture: box_case<tx::source::texture>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
+  }
+}
+
+axis source_axis() {
+  return axis::strings("source", {std::begin(source_names), std::end(source_names)},
+                       "plain global loads, __ldg, or a texture object (tex1Dfetch / tex2D)");
+}
+
+}  // namespace
+
+void register_texture(registry& reg) {
+  {
+    case_def c;
+    c.suite = "texture";
+    c.name = "fetch";
+    c.summary = "texture objects vs the CPU reference: 3 sources x point/linear x 4 address modes x 2 read modes";
+    c.axes.push_back(axis::strings("source", {"linear1d", "pitch2d", "array2d"},
+                                   "linear memory (tex1Dfetch), pitch-linear 2D memory, a 2D cudaArray"));
+    c.axes.push_back(axis::strings("filter", {"point", "linear"}, "nearest texel, or bilinear (9-bit weights)"));
+    c.axes.push_back(axis::strings("address", {std::begin(address_names), std::end(address_names)},
+                                   "out-of-range coordinates: repeat, clamp to edge, mirror, border colour 0"));
+    c.axes.push_back(axis::strings("read", {"element", "normalized"}, "float texels as they are; bytes read as [0, 1] floats"));
+    c.axes.push_back(axis::strings("shape", {"1024x1024"}, "HEIGHTxWIDTH in texels (1D sources: their product)")
+                         .with_verify({std::string("1x1"), std::string("5x7"), std::string("17x33"), std::string("129x257")})
+                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
+    c.body = fetch_case;
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "texture";
+    c.name = "access";
+    c.summary = "out[i] = table[f(i)] for sequential, strided (132 B) and random f: global vs __ldg vs texture";
+    c.axes.push_back(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element access i reads"));
+    c.axes.push_back(source_axis());
+    c.axes.push_back(axis::pow2("table_bytes", {24, 30}, "table size: L2-resident or DRAM")
+                         .with_range(4, std::int64_t{1} << 34)
+                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}));
+    c.body = by_source_pattern<gather_body>;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (std::uint64_t{1} << 28); };
+    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "texture";
+    c.name = "latency";
+    c.summary = "one warp of dependent loads in each pattern (the seed's ns-per-access table): global vs __ldg vs texture";
+    c.axes.push_back(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element load k of a lane reads"));
+    c.axes.push_back(source_axis());
+    c.axes.push_back(axis::pow2("table_bytes", {28}, "table size (zeros)")
+                         .with_range(4, std::int64_t{1} << 34)
+                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}));
+    c.body = by_source_pattern<latency_body>;
+    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")); };
+    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "texture";
+    c.name = "box3x3";
+    c.summary = "3x3 box filter with clamped edges: row-major global / __ldg vs a cudaArray texture";
+    c.axes.push_back(source_axis());
+    c.axes.push_back(axis::strings("shape", {"8192x8192"}, "ROWSxCOLS")
+                         .with_verify({std::string("1x1"), std::string("5x7"), std::string("257x129"), std::string("1000x1001")})
+                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
+    c.body = box_case_dispatch;
+    c.footprint = [](const axis_point& p) {
+      const auto [r, cc] = parse_matrix_shape(p.get_string("shape"));
+      return static_cast<std::uint64_t>(r) * cc * 12;
+    };
+    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
+    reg.add(std::move(c));
+  }
+}
+
+}  // namespace memscope::suites
