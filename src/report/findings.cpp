@@ -1,6 +1,7 @@
 #include "report/findings.hpp"
 
 #include "harness/text_output.hpp"
+#include "memscope/core/levels.hpp"
 #include "report/html_report.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace memscope::report {
@@ -244,6 +246,178 @@ void dsmem(const results_doc& doc, std::vector<finding>& out) {
                                         b->metric("speedup_vs_padded64"))});
 }
 
+/// A name for a plateau of a latency or bandwidth curve, from where it ends: L1 up to the
+/// SM's unified L1/shared size, L2 up to 1.5x the L2 (a level ends where the next begins, so
+/// its last point may pass the nominal size), DRAM beyond. per_sm: x is bytes per SM.
+std::string level_name(const latency_level& l, const device_info& d, bool per_sm) {
+  const double l1 = d.shared_per_sm > 0 ? static_cast<double>(d.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
+  const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
+  const double x = l.last_bytes;
+  if (x <= l1) return "L1";
+  if (per_sm) return x * d.sm_count <= 1.5 * l2 ? "L2" : "DRAM";
+  return x <= 1.5 * l2 ? "L2" : "DRAM";
+}
+
+std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d, bool per_sm,
+                            const std::function<std::string(double)>& value, double largest_x) {
+  // Neighbouring plateaus of one level within 10% of each other are one level (the detector
+  // starts a new run at a 12% step, and a slow drift can cross that).
+  std::vector<latency_level> merged;
+  for (const auto& l : levels) {
+    if (!merged.empty() && level_name(merged.back(), d, per_sm) == level_name(l, d, per_sm) &&
+        std::fabs(l.cycles - merged.back().cycles) < 0.1 * merged.back().cycles) {
+      merged.back().last_bytes = l.last_bytes;
+      merged.back().points += l.points;
+    } else {
+      merged.push_back(l);
+    }
+  }
+  std::string text;
+  for (const auto& l : merged) {
+    const bool open_end = l.last_bytes >= largest_x;
+    text += fmt::format("{}{} {} {} {}", text.empty() ? "" : "; ", level_name(l, d, per_sm), value(l.cycles),
+                        open_end ? "from" : "up to", format_bytes(open_end ? l.first_bytes : l.last_bytes));
+  }
+  return text;
+}
+
+void latency(const results_doc& doc, std::vector<finding>& out) {
+  const double ghz = doc.device.sm_clock_khz * 1e-6;
+  std::map<std::string, std::vector<std::pair<double, double>>> curves;
+  std::vector<std::string> order;
+  for (const auto* r : rows_of(doc, "latency", [](const case_result&) { return true; })) {
+    const std::string key = r->name == "global" ? r->string_axis("path") + " loads" : r->name + " memory";
+    if (!curves.count(key)) order.push_back(key);
+    curves[key].push_back({static_cast<double>(r->int_axis("ws_bytes").value_or(0)), r->metric("cycles_per_load")});
+  }
+  for (const auto& key : order) {
+    auto& c = curves[key];
+    std::sort(c.begin(), c.end());
+    const auto levels = detect_levels(c);
+    if (levels.empty()) continue;
+    auto value = [&](double cycles) { return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0); };
+    std::string text = key.rfind("shared", 0) == 0 || key.rfind("constant", 0) == 0
+                           ? ""
+                           : describe_levels(levels, doc.device, false, value, c.back().first);
+    if (text.empty())  // shared and constant memory: their own levels, named by order
+      for (std::size_t i = 0; i < levels.size(); ++i)
+        text += fmt::format("{}level {}: {} up to {}", i ? "; " : "", i + 1, value(levels[i].cycles),
+                            format_bytes(levels[i].last_bytes));
+    out.push_back({"latency", fmt::format("pointer chase, {}: {}", key, text)});
+  }
+}
+
+void cache_bandwidth(const results_doc& doc, std::vector<finding>& out) {
+  for (const std::string mode : {"same_buffer", "own_slice", "spread"}) {
+    std::vector<std::pair<double, double>> c;
+    for (const auto* r : rows_of(doc, "cache_bandwidth", [&](const case_result& r) { return r.string_axis("sharing") == mode; }))
+      c.push_back({mode == "spread" ? static_cast<double>(r->int_axis("ws_bytes").value_or(0)) : r->metric("bytes_per_sm"), r->gbps});
+    if (c.size() < 2) continue;
+    std::sort(c.begin(), c.end());
+    const auto levels = detect_levels(c, 0.15);
+    if (levels.empty()) continue;
+    auto value = [&](double gbps) {
+      return doc.copy_ceiling_gbps > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / doc.copy_ceiling_gbps)
+                                       : fmt::format("{:.0f} GB/s", gbps);
+    };
+    const char* what = mode == "same_buffer" ? "every SM reads the whole buffer (x = buffer)"
+                       : mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)"
+                                             : "slices rotate between SMs (x = buffer)";
+    out.push_back({"cache_bandwidth", fmt::format("{}: {}", what, describe_levels(levels, doc.device, mode == "own_slice", value, c.back().first))});
+  }
+}
+
+void texture(const results_doc& doc, std::vector<finding>& out) {
+  std::size_t fetch_ok = 0;
+  for (const auto& r : doc.results)
+    if (r.suite == "texture" && r.name == "fetch" && r.status == case_status::ok) ++fetch_ok;
+  if (fetch_ok)
+    out.push_back({"texture", fmt::format("{} texture-fetch configurations (source x filter x address mode x read mode) match the "
+                                          "CPU reference, bilinear within the 9-bit weight bound", fetch_ok)});
+  for (const std::string name : {"access", "latency"}) {
+    const auto rows = rows_of(doc, "texture", [&](const case_result& r) { return r.name == name && r.string_axis("source") != "global"; });
+    const auto size = largest(rows, "table_bytes");
+    std::string text;
+    for (const auto* r : rows)
+      if (r->int_axis("table_bytes") == size) {
+        text += fmt::format("{}{} {} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("pattern"), r->string_axis("source"),
+                            r->metric("speedup_vs_global"));
+        if (name == "latency") text += fmt::format(" ({:.0f} ns)", r->metric("ns_per_load"));
+      }
+    if (!text.empty())
+      out.push_back({"texture", fmt::format("{} relative to plain global loads, {} table: {}", name == "access" ? "gather throughput" : "dependent-load latency",
+                                            format_bytes(static_cast<double>(size)), text)});
+  }
+  const auto box = rows_of(doc, "texture", [](const case_result& r) { return r.name == "box3x3" && r.string_axis("source") != "global"; });
+  std::string text;
+  for (const auto* r : box) text += fmt::format("{}{} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("source"), r->metric("speedup_vs_global"));
+  if (!text.empty()) out.push_back({"texture", "3x3 box filter relative to row-major global loads: " + text});
+}
+
+void cache_config(const results_doc& doc, std::vector<finding>& out) {
+  // The seed's table: gains by size class for the preference it recommends.
+  struct size_class {
+    const char* name;
+    std::int64_t lo, hi;
+    const char* seed_pick;
+    const char* seed_gain;
+  };
+  const size_class classes[] = {{"n < 512", 0, 511, "prefer_l1", "15-20%"},
+                                {"512 <= n <= 2048", 512, 2048, "prefer_shared", "10-15%"},
+                                {"n > 2048", 2049, INT64_MAX, "none", "5-8%"}};
+  const auto mm = rows_of(doc, "cache_config", [](const case_result& r) { return r.name == "matmul"; });
+  for (const auto& k : classes) {
+    double lo = 1e300, hi = -1e300;
+    std::size_t count = 0;
+    for (const auto* r : mm) {
+      const auto n = r->int_axis("n").value_or(0);
+      if (n < k.lo || n > k.hi) continue;
+      lo = std::min(lo, r->metric("speedup_vs_none"));
+      hi = std::max(hi, r->metric("speedup_vs_none"));
+      ++count;
+    }
+    if (count)
+      out.push_back({"cache_config", fmt::format("tiled matmul, {}: every preference runs at {:.3f}x-{:.3f}x PreferNone "
+                                                 "(the seed recommends {} for a {} gain)", k.name, lo, hi, k.seed_pick, k.seed_gain)});
+  }
+  const auto reuse = rows_of(doc, "cache_config", [](const case_result& r) { return r.name == "reuse"; });
+  const auto* best = best_by(reuse, [](const case_result& r) { return r.metric("speedup_vs_none"); });
+  const auto* worst = best_by(reuse, [](const case_result& r) { return -r.metric("speedup_vs_none"); });
+  if (best && worst)
+    out.push_back({"cache_config", fmt::format("L1 re-read of a per-SM window: from {:.2f}x ({} with {} of shared memory allocated, "
+                                               "{} window) to {:.2f}x ({}, {} allocated, {} window) of PreferNone",
+                                               worst->metric("speedup_vs_none"), worst->string_axis("setting"),
+                                               format_bytes(static_cast<double>(worst->int_axis("smem_bytes").value_or(0))),
+                                               format_bytes(static_cast<double>(worst->int_axis("window_bytes").value_or(0))),
+                                               best->metric("speedup_vs_none"), best->string_axis("setting"),
+                                               format_bytes(static_cast<double>(best->int_axis("smem_bytes").value_or(0))),
+                                               format_bytes(static_cast<double>(best->int_axis("window_bytes").value_or(0))))});
+}
+
+void cache_control(const results_doc& doc, std::vector<finding>& out) {
+  std::string text;
+  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) {
+         return r.name == "persistence" && r.string_axis("policy") == "persisting";
+       }))
+    text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
+                        r->metric("speedup_vs_normal"));
+  if (!text.empty()) out.push_back({"cache_control", "L2 persisting window over the hot table, relative to none: " + text});
+  const auto hints = rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "hints"; });
+  const auto* b = best_by(hints, [](const case_result& r) { return r.metric("speedup_vs_default"); });
+  const auto* w = best_by(hints, [](const case_result& r) { return -r.metric("speedup_vs_default"); });
+  if (b && w)
+    out.push_back({"cache_control", fmt::format("cache hints on a stream beside an L2-resident table: {:.3f}x ({}) to {:.3f}x ({}) of the "
+                                                "default load and store", w->metric("speedup_vs_default"), w->axes_label,
+                                                b->metric("speedup_vs_default"), b->axes_label)});
+  if (const auto* p = best_by(rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "prefetch" && r.string_axis("prefetch") == "l2"; }),
+                              [](const case_result& r) { return r.metric("speedup_vs_none"); }))
+    out.push_back({"cache_control", fmt::format("prefetch.global.L2 {} steps ahead speeds a latency-bound walk up {:.2f}x",
+                                                p->int_axis("distance").value_or(0), p->metric("speedup_vs_none"))});
+  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "alignment" && r.string_axis("layout") == "aligned128"; }))
+    out.push_back({"cache_control", fmt::format("__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records: {:.3f}x",
+                                                r->metric("speedup_vs_packed"))});
+}
+
 void spread_vs_baseline(const results_doc& doc, const std::string& suite, const std::string& metric_name,
                         const std::string& what, std::vector<finding>& out) {
   const auto rows = rows_of(doc, suite, [&](const case_result& r) { return std::isfinite(r.metric(metric_name)); });
@@ -268,6 +442,11 @@ std::vector<finding> findings(const results_doc& doc) {
   histogram(doc, out);
   dsmem(doc, out);
   spread_vs_baseline(doc, "readonly", "speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads", out);
+  latency(doc, out);
+  cache_bandwidth(doc, out);
+  texture(doc, out);
+  cache_config(doc, out);
+  cache_control(doc, out);
   return out;
 }
 

@@ -241,6 +241,28 @@ std::vector<std::string> dsmem_charts(const suite_rows& rows, const results_doc&
   return out;
 }
 
+/// Latency against working set, one line per path (log x): the plateaus are the cache levels.
+std::vector<std::string> latency_charts(const suite_rows& rows, const results_doc&) {
+  auto c = lines("Pointer-chase latency vs working set", "working set (bytes)", "cycles per load", rows, always,
+                 [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
+                 [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); },
+                 [](const case_result& r) { return r.metric("cycles_per_load"); });
+  c.log_x = true;
+  if (c.lines.empty()) return {};
+  return {render(c)};
+}
+
+/// Read bandwidth against working set, one line per sharing mode (log-log).
+std::vector<std::string> cache_bandwidth_charts(const suite_rows& rows, const results_doc&) {
+  auto c = lines("Read bandwidth vs working set (L1, L2, DRAM)", "buffer (bytes)", "GB/s", rows, always,
+                 [](const case_result& r) { return r.string_axis("sharing"); },
+                 [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); },
+                 [](const case_result& r) { return r.gbps; });
+  c.log_x = c.log_y = true;
+  if (c.lines.empty()) return {};
+  return {render(c)};
+}
+
 std::vector<std::string> generic_charts(const std::string& suite, const suite_rows& rows, const results_doc& doc) {
   bool any_bytes = false;
   for (const auto* r : rows) any_bytes |= r->timed && r->gbps > 0;
@@ -270,6 +292,8 @@ std::vector<std::string> charts_for(const std::string& suite, const suite_rows& 
   if (suite == "stencil") return grouped_gbps("Stencil by coefficient source and radius", rows, doc, "elements", {"source", "radius"});
   if (suite == "transform") return grouped_gbps("4x4 transform by matrix source", rows, doc, "elements", {"matrix", "point"}, "matrix", "constant");
   if (suite == "constant") return constant_charts(rows, doc);
+  if (suite == "latency") return latency_charts(rows, doc);
+  if (suite == "cache_bandwidth") return cache_bandwidth_charts(rows, doc);
   if (suite == "readonly") {
     bar_chart c;
     c.title = "Random gather: lookups per second by path and table size";

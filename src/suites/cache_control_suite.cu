@@ -2,7 +2,7 @@
 // `persistence`: a hot table read at random while a 1 GiB stream goes by, with and without an
 //   L2 access-policy window (persisting hits, streaming misses) over the hot table; the
 //   set-aside, window and hit ratio are reported and everything is reset afterwards.
-// `hints`: out[i] = x[i] * y[i % m] with a cache hint on the streamed load or on the store,
+// `hints`: out[i] = x[i] * y[hot_index(i)] with a cache hint on the streamed load or on the store,
 //   while y (24 MiB) should stay in L2.
 // `prefetch`: a latency-bound walk with and without PTX prefetch.global.L2 ahead of it.
 // `alignment`: 30-float records, packed (120 B) vs __align__(128).
@@ -81,14 +81,14 @@ void hinted_case(case_state& st) {
   fill_hash(x.data(), n, seed_x, fill_kind::uniform, s);
   fill_hash(y.data(), m, seed_y, fill_kind::uniform, s);
   out.poison(s);
-  ck::hinted_scale<L, S>(x.data(), y.data(), m, out.data(), n, s);
+  ck::hinted_scale<L, S>(x.data(), y.data(), m, seed_y, out.data(), n, s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t i) { return hash_uniform(seed_x, i) * hash_uniform(seed_y, i % m); }));
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) { return hash_uniform(seed_x, i) * hash_uniform(seed_y, ck::hot_index(seed_y, i, m)); }));
   st.add_bytes_read(n * 8);
   st.add_bytes_written(n * 4);
   st.add_elements(n);
-  st.exec([&](cudaStream_t q) { ck::hinted_scale<L, S>(x.data(), y.data(), m, out.data(), n, q); });
+  st.exec([&](cudaStream_t q) { ck::hinted_scale<L, S>(x.data(), y.data(), m, seed_y, out.data(), n, q); });
 }
 
 void hints_case(case_state& st) {
@@ -194,7 +194,7 @@ void register_cache_control(registry& reg) {
     case_def c;
     c.suite = "cache_control";
     c.name = "hints";
-    c.summary = "out[i] = x[i] * y[i % m]: cache hint on the 1 GiB stream x or on the store, y reused from L2";
+    c.summary = "out[i] = x[i] * y[random, 16 accesses each]: cache hint on the 1 GiB stream x or on the store; y should stay in L2";
     c.axes.push_back(axis::strings("hint", {std::begin(hint_names), std::end(hint_names)},
                                    "__ldca/__ldcg/__ldcs/__ldlu/__ldcv/__ldg on x, or __stwb/__stcg/__stcs/__stwt on out"));
     c.axes.push_back(axis::integers("reused_bytes", {24 << 20, 48 << 20}, "size of y")

@@ -17,6 +17,7 @@
 #include "memscope/texture/texture_object.cuh"
 
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 namespace memscope::suites {
@@ -42,33 +43,41 @@ struct chase_stats {
   double median = 0, min = 0, max = 0;
 };
 
-/// Runs `launch` (which writes total cycles to out[0] and the end word to out[1]) `repeats`
-/// times; every run must end on `want`. Cycles per load over the runs.
-template <class Launch>
-chase_stats repeat_chase(case_state& st, unsigned iters, std::uint32_t want, Launch&& launch) {
+constexpr int repeats_per_point = 5;
+
+/// Runs launch(out, r, stream) for r = 0 .. repeats - 1 (each writes total cycles to out[0]
+/// and its end word to out[1]); run r must end on want(r). Cycles per load over the runs.
+template <class Want, class Launch>
+chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& launch) {
   const cudaStream_t s = st.stream();
   device_buffer<unsigned long long> out(3);
-  const int repeats = st.verify_only() ? 1 : 5;
+  const int repeats = st.verify_only() ? 1 : repeats_per_point;
   std::vector<double> per_load;
   for (int r = 0; r < repeats; ++r) {
     out.poison(s);
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, sizeof(unsigned long long), s));
-    launch(out.data(), s);
+    launch(out.data(), r, s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     const auto h = out.to_host();
-    st.check(compare_exact(h.data() + 1, 1, [&](std::size_t) { return static_cast<unsigned long long>(want); }));
+    st.check(compare_exact(h.data() + 1, 1, [&](std::size_t) { return static_cast<unsigned long long>(want(r)); }));
     per_load.push_back(static_cast<double>(h[0]) / iters);
   }
   std::sort(per_load.begin(), per_load.end());
   return {per_load[per_load.size() / 2], per_load.front(), per_load.back()};
 }
 
-void report(case_state& st, unsigned iters, const chase_stats& c) {
+/// The row's figures come from clock64 inside the kernel; the timed part (so that reports and
+/// comparisons see the row) is one further, unwarmed chase of `timed_iters` loads.
+constexpr unsigned timed_iters = 1024;
+
+void report(case_state& st, const chase_stats& c, const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
   st.add_metric("cycles_per_load", c.median);
   st.add_metric("cycles_min", c.min);
   st.add_metric("cycles_max", c.max);
   st.add_metric("ns_per_load", c.median / (st.device().sm_clock_khz * 1e-6));
-  st.add_elements(iters);
+  st.add_elements(timed_iters);
+  device_buffer<unsigned long long> out(3);
+  st.exec([&](cudaStream_t q) { timed(out.data(), q); });
 }
 
 template <lt::load_path P>
@@ -90,11 +99,17 @@ void global_chase(case_state& st, std::uint64_t slots) {
   // Past twice the L2 nothing can stay cached: warming would only cost time.
   const bool warm = ring.bytes() <= 2 * static_cast<std::size_t>(st.device().l2_bytes);
   const unsigned iters = st.verify_only() ? 1024 : 8192;
-  const std::uint32_t start = lt::ring_start(slots, seed);
-  const chase_stats c = repeat_chase(st, iters, lt::ring_position(slots, seed, iters), [&](unsigned long long* out, cudaStream_t q) {
-    lt::chase<P>(ring.data(), tex.get(), slots, start, iters, warm, out, q);
+  // Each repeat starts at another point of the cycle: a repeat that walked the slots of the
+  // previous one would find them in L2 and report L2 latency for any working set.
+  const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / repeats_per_point; };
+  const chase_stats c = repeat_chase(
+      st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
+      [&](unsigned long long* out, int r, cudaStream_t q) {
+        lt::chase<P>(ring.data(), tex.get(), slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q);
+      });
+  report(st, c, [&](unsigned long long* out, cudaStream_t q) {
+    lt::chase<P>(ring.data(), tex.get(), slots, lt::ring_start(slots, seed), timed_iters, false, out, q);
   });
-  report(st, iters, c);
 }
 
 void global_case(case_state& st) {
@@ -120,10 +135,10 @@ void shared_case(case_state& st) {
   const unsigned iters = st.verify_only() ? 1024 : 8192;
   const std::uint32_t start = lt::ring_start(slots, st.seed());
   const auto words = static_cast<std::uint32_t>(ring.size());
-  const chase_stats c = repeat_chase(st, iters, lt::ring_position(slots, st.seed(), iters), [&](unsigned long long* out, cudaStream_t q) {
-    lt::shared_chase(ring.data(), words, start, iters, out, q);
-  });
-  report(st, iters, c);
+  const chase_stats c = repeat_chase(
+      st, iters, [&](int) { return lt::ring_position(slots, st.seed(), iters); },
+      [&](unsigned long long* out, int, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, iters, out, q); });
+  report(st, c, [&](unsigned long long* out, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, timed_iters, out, q); });
 }
 
 void constant_case(case_state& st) {
@@ -132,13 +147,13 @@ void constant_case(case_state& st) {
   const unsigned iters = st.verify_only() ? 1024 : 8192;
   const int want = bc::upload_chase(ws, st.seed(), iters);
   device_buffer<int> last(1);
-  const chase_stats c = repeat_chase(st, iters, static_cast<std::uint32_t>(want), [&](unsigned long long* out, cudaStream_t q) {
+  const chase_stats c = repeat_chase(st, iters, [&](int) { return static_cast<std::uint32_t>(want); }, [&](unsigned long long* out, int, cudaStream_t q) {
     bc::constant_chase(iters, out, last.data(), q);  // warm: the first pass pulls the set into the caches that hold it
     bc::constant_chase(iters, out, last.data(), q);
     MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + 1, last.data(), sizeof(int), cudaMemcpyDeviceToDevice, q));
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(reinterpret_cast<char*>(out + 1) + sizeof(int), 0, sizeof(int), q));
   });
-  report(st, iters, c);
+  report(st, c, [&](unsigned long long* out, cudaStream_t q) { bc::constant_chase(timed_iters, out, last.data(), q); });
 }
 
 }  // namespace

@@ -51,8 +51,10 @@ TEST(LatencyGpu, TheRingIsOneCycleAndEveryPathEndsWhereTheHostSays) {
     check("ldg");
     lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr);
     check("texture");
-    lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr);
-    check("shared");
+    if (ring.bytes() <= 48 * 1024) {  // shared memory holds the small rings only
+      lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr);
+      check("shared");
+    }
   }
 }
 

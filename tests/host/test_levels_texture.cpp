@@ -51,7 +51,7 @@ TEST(TextureReference, AddressModesFollowTheProgrammingGuide) {
 
 TEST(TextureReference, PointAndLinearFetches) {
   using texture::address_mode;
-  texture::image line{{0.f, 10.f, 20.f, 30.f}, 4, 1};
+  texture::image line{{0.f, 10.f, 20.f, 30.f}, 4, 1, true};
   EXPECT_EQ(line.point(1.7, 0, address_mode::clamp).value, 10.0);
   EXPECT_EQ(line.point(-3, 0, address_mode::border).value, 0.0);
   // At a texel centre linear filtering returns the texel; halfway between two, their mean.

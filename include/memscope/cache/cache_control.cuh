@@ -2,7 +2,7 @@
 // Controlling what the caches keep.
 //
 // Cache hints: hinted_scale_kernel streams x (read once) with a load hint and writes out with a
-// store hint while it reuses a table y that fits L2: out[i] = x[i] * y[i % m]. Evict-first
+// store hint while it reuses a table y that fits L2: out[i] = x[i] * y[hot_index(i)]. Evict-first
 // hints on the stream (__ldcs, __stcs) should leave y resident; the others show their cost.
 // The hints, as PTX: __ldca ld.global.ca (cache in L1 and L2), __ldcg .cg (L2 only), __ldcs
 // .cs (evict first), __ldlu .lu (last use), __ldcv .cv (don't cache, fetch again), __ldg
@@ -54,18 +54,26 @@ struct control_policy {
   static constexpr int prefetch_threads = 128;
 };
 
-template <load_hint L, store_hint S>
-__global__ void __launch_bounds__(control_policy::block_threads)
-    hinted_scale_kernel(const float* x, const float* y, std::size_t m, float* out, std::size_t n) {
-  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) store_hinted<S>(out + i, __fmul_rn(load_hinted<L>(x + i), y[i % m]));
+/// Which hot element access i reads (host and device agree): a random one, the same for 16
+/// consecutive accesses, so between two visits to a hot sector about 16x the hot table's size
+/// streams by: plain LRU loses the hot table, a policy that protects it keeps it.
+MEMSCOPE_HD std::size_t hot_index(std::uint64_t seed, std::uint64_t i, std::size_t hot_n) {
+  return hash_u32(seed, i / 16) % hot_n;
 }
 
 template <load_hint L, store_hint S>
-void hinted_scale(const float* x, const float* y, std::size_t m, float* out, std::size_t n, cudaStream_t s) {
+__global__ void __launch_bounds__(control_policy::block_threads)
+    hinted_scale_kernel(const float* x, const float* y, std::size_t m, std::uint64_t seed, float* out, std::size_t n) {
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) store_hinted<S>(out + i, __fmul_rn(load_hinted<L>(x + i), y[hot_index(seed, i, m)]));
+}
+
+template <load_hint L, store_hint S>
+void hinted_scale(const float* x, const float* y, std::size_t m, std::uint64_t seed, float* out, std::size_t n,
+                  cudaStream_t s) {
   if (n == 0) return;
   hinted_scale_kernel<L, S><<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
-      x, y, m, out, n);
+      x, y, m, seed, out, n);
   MEMSCOPE_CHECK_LAUNCH("hinted_scale_kernel");
 }
 
@@ -90,11 +98,6 @@ void prefetch_sum(const std::uint32_t* a, std::size_t n, unsigned distance, unsi
                   cudaStream_t s) {
   prefetch_sum_kernel<Prefetch><<<blocks, control_policy::prefetch_threads, 0, s>>>(a, n, distance, sums);
   MEMSCOPE_CHECK_LAUNCH("prefetch_sum_kernel");
-}
-
-/// Which hot element access i reads (host and device agree).
-MEMSCOPE_HD std::size_t hot_index(std::uint64_t seed, std::uint64_t i, std::size_t hot_n) {
-  return hash_u32(seed, i) % hot_n;
 }
 
 /// out[i] = stream[i] + hot[hot_index(i)]: a stream read once, a hot table read at random.

@@ -35,10 +35,12 @@ struct fetch {
   double tolerance = 0;
 };
 
-/// A 2D texture of width x height floats (row-major); 1D is height 1.
+/// A width x height texture of floats (row-major). A 1D texture (one_d) filters along x only;
+/// a 2D texture of height 1 still blends with its address mode's rows above and below.
 struct image {
   std::vector<float> texels;
   long long width = 0, height = 1;
+  bool one_d = false;
 
   double at(long long x, long long y, address_mode m) const {
     const long long ix = resolve_index(x, width, m), iy = resolve_index(y, height, m);
@@ -55,11 +57,11 @@ struct image {
   /// error is at most 2^-8 (truncation or rounding to 8 fractional bits), so the value moves by
   /// at most 2^-8 times the spread of the four texels along each axis.
   fetch linear(double u, double v, address_mode m) const {
-    const double xb = u - 0.5, yb = height > 1 ? v - 0.5 : 0.0;
+    const double xb = u - 0.5, yb = one_d ? 0.0 : v - 0.5;
     const auto i = static_cast<long long>(std::floor(xb)), j = static_cast<long long>(std::floor(yb));
     const double a = xb - static_cast<double>(i), b = yb - static_cast<double>(j);
     const double t00 = at(i, j, m), t10 = at(i + 1, j, m);
-    const double t01 = height > 1 ? at(i, j + 1, m) : t00, t11 = height > 1 ? at(i + 1, j + 1, m) : t10;
+    const double t01 = one_d ? t00 : at(i, j + 1, m), t11 = one_d ? t10 : at(i + 1, j + 1, m);
     const double value = (1 - a) * (1 - b) * t00 + a * (1 - b) * t10 + (1 - a) * b * t01 + a * b * t11;
     const double dx = std::fmax(std::fabs(t10 - t00), std::fabs(t11 - t01));
     const double dy = std::fmax(std::fabs(t01 - t00), std::fabs(t11 - t10));
