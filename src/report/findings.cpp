@@ -249,25 +249,29 @@ void dsmem(const results_doc& doc, std::vector<finding>& out) {
 /// A name for a plateau of a latency or bandwidth curve, from where it ends: L1 up to the
 /// SM's unified L1/shared size, L2 up to 1.5x the L2 (a level ends where the next begins, so
 /// its last point may pass the nominal size), DRAM beyond. per_sm: x is bytes per SM.
-std::string level_name(const latency_level& l, const device_info& d, bool per_sm) {
+std::string level_name(const latency_level& l, const device_info& d, bool per_sm, bool shared_lines = false) {
   const double l1 = d.shared_per_sm > 0 ? static_cast<double>(d.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
   const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
   const double x = l.last_bytes;
   if (x <= l1) return "L1";
+  if (shared_lines) return "L2";  // every SM reads the same lines: past L1, L2 serves them
   if (per_sm) return x * d.sm_count <= 1.5 * l2 ? "L2" : "DRAM";
   return x <= 1.5 * l2 ? "L2" : "DRAM";
 }
 
+/// bandwidth: plateaus of one level are merged whatever their values, keeping the highest
+/// (small buffers ramp up to a level's bandwidth); latency: only within 10% of each other (the
+/// detector starts a new run at a 12% step, and a slow drift can cross that).
 std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d, bool per_sm,
-                            const std::function<std::string(double)>& value, double largest_x) {
-  // Neighbouring plateaus of one level within 10% of each other are one level (the detector
-  // starts a new run at a 12% step, and a slow drift can cross that).
+                            const std::function<std::string(double)>& value, double largest_x, bool bandwidth = false,
+                            bool shared_lines = false) {
   std::vector<latency_level> merged;
   for (const auto& l : levels) {
-    if (!merged.empty() && level_name(merged.back(), d, per_sm) == level_name(l, d, per_sm) &&
-        std::fabs(l.cycles - merged.back().cycles) < 0.1 * merged.back().cycles) {
+    const bool same = !merged.empty() && level_name(merged.back(), d, per_sm, shared_lines) == level_name(l, d, per_sm, shared_lines);
+    if (same && (bandwidth || std::fabs(l.cycles - merged.back().cycles) < 0.1 * merged.back().cycles)) {
       merged.back().last_bytes = l.last_bytes;
       merged.back().points += l.points;
+      if (bandwidth) merged.back().cycles = std::max(merged.back().cycles, l.cycles);
     } else {
       merged.push_back(l);
     }
@@ -275,7 +279,7 @@ std::string describe_levels(const std::vector<latency_level>& levels, const devi
   std::string text;
   for (const auto& l : merged) {
     const bool open_end = l.last_bytes >= largest_x;
-    text += fmt::format("{}{} {} {} {}", text.empty() ? "" : "; ", level_name(l, d, per_sm), value(l.cycles),
+    text += fmt::format("{}{} {} {} {}", text.empty() ? "" : "; ", level_name(l, d, per_sm, shared_lines), value(l.cycles),
                         open_end ? "from" : "up to", format_bytes(open_end ? l.first_bytes : l.last_bytes));
   }
   return text;
@@ -323,7 +327,7 @@ void cache_bandwidth(const results_doc& doc, std::vector<finding>& out) {
     const char* what = mode == "same_buffer" ? "every SM reads the whole buffer (x = buffer)"
                        : mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)"
                                              : "slices rotate between SMs (x = buffer)";
-    out.push_back({"cache_bandwidth", fmt::format("{}: {}", what, describe_levels(levels, doc.device, mode == "own_slice", value, c.back().first))});
+    out.push_back({"cache_bandwidth", fmt::format("{}: {}", what, describe_levels(levels, doc.device, mode == "own_slice", value, c.back().first, true, mode == "same_buffer"))});
   }
 }
 
@@ -409,13 +413,17 @@ void cache_control(const results_doc& doc, std::vector<finding>& out) {
     out.push_back({"cache_control", fmt::format("cache hints on a stream beside an L2-resident table: {:.3f}x ({}) to {:.3f}x ({}) of the "
                                                 "default load and store", w->metric("speedup_vs_default"), w->axes_label,
                                                 b->metric("speedup_vs_default"), b->axes_label)});
+  std::string l1;
+  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "l1_hints"; }))
+    l1 += fmt::format("{}{} {:.0f} GB/s ({:.2f}x)", l1.empty() ? "" : ", ", r->string_axis("hint"), r->gbps, r->metric("speedup_vs_plain"));
+  if (!l1.empty()) out.push_back({"cache_control", "re-reading a per-SM window that fits L1, by load hint (x plain ld.global): " + l1});
   if (const auto* p = best_by(rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "prefetch" && r.string_axis("prefetch") == "l2"; }),
                               [](const case_result& r) { return r.metric("speedup_vs_none"); }))
     out.push_back({"cache_control", fmt::format("prefetch.global.L2 {} steps ahead speeds a latency-bound walk up {:.2f}x",
                                                 p->int_axis("distance").value_or(0), p->metric("speedup_vs_none"))});
   for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "alignment" && r.string_axis("layout") == "aligned128"; }))
-    out.push_back({"cache_control", fmt::format("__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records: {:.3f}x",
-                                                r->metric("speedup_vs_packed"))});
+    out.push_back({"cache_control", fmt::format("__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records, {} records: {:.3f}x",
+                                                r->int_axis("records").value_or(0), r->metric("speedup_vs_packed"))});
 }
 
 void spread_vs_baseline(const results_doc& doc, const std::string& suite, const std::string& metric_name,

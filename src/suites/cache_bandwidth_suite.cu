@@ -10,7 +10,6 @@
 
 #include "memscope/cache/cache_bandwidth.cuh"
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/parallel.hpp"
 #include "memscope/core/verify.hpp"
 
 #include <algorithm>
@@ -49,16 +48,7 @@ void read_case(case_state& st, std::size_t bytes) {
   cb::read_ws<S>(buf, vecs, passes, blocks, sums.data(), s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   // Expected: the wrapping sum of each slice (or of the whole buffer), times what each block read.
-  std::vector<std::uint32_t> slice_sum(blocks, 0);
-  for (unsigned k = 0; k < blocks; ++k) {
-    std::size_t begin = 0, end = 0;
-    cb::slice_bounds(vecs, blocks, k, begin, end);
-    std::vector<std::uint32_t> part(64, 0);
-    parallel_chunks(4 * (end - begin), [&](std::size_t c, std::size_t w0, std::size_t w1) {
-      for (std::size_t w = w0; w < w1; ++w) part[c] += cb::buffer_word(seed, 4 * begin + w);
-    });
-    for (auto v : part) slice_sum[k] += v;
-  }
+  const std::vector<std::uint32_t> slice_sum = cb::slice_sums(vecs, blocks, seed);
   std::uint32_t total = 0;
   for (auto v : slice_sum) total += v;
   const auto h = sums.to_host();

@@ -56,13 +56,8 @@ void reuse_case(case_state& st) {
   cc::read_ws<cc::sharing::own_slice>(buf, vecs, passes, blocks, sums.data(), s, smem);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = sums.to_host();
-  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) {
-    std::size_t begin = 0, end = 0;
-    cc::slice_bounds(vecs, blocks, static_cast<unsigned>(b), begin, end);
-    std::uint32_t acc = 0;
-    for (std::size_t w = begin * 4; w < end * 4; ++w) acc += cc::buffer_word(st.seed(), w);
-    return acc * passes;
-  }));
+  const auto want = cc::slice_sums(vecs, blocks, st.seed());
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) { return want[b] * passes; }));
   cudaFuncAttributes attr{};
   MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
   st.add_metric("carveout_attribute", attr.preferredShmemCarveout);

@@ -4,6 +4,7 @@
 //   set-aside, window and hit ratio are reported and everything is reset afterwards.
 // `hints`: out[i] = x[i] * y[hot_index(i)] with a cache hint on the streamed load or on the store,
 //   while y (24 MiB) should stay in L2.
+// `l1_hints`: each SM re-reads its own 64 KB window with each load hint: which hints keep L1.
 // `prefetch`: a latency-bound walk with and without PTX prefetch.global.L2 ahead of it.
 // `alignment`: 30-float records, packed (120 B) vs __align__(128).
 
@@ -11,6 +12,7 @@
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
+#include "memscope/cache/cache_bandwidth.cuh"
 #include "memscope/cache/cache_control.cuh"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
@@ -105,6 +107,43 @@ void hints_case(case_state& st) {
   else if (h == "store_cg") hinted_case<L::ca, S::cg>(st);
   else if (h == "store_cs") hinted_case<L::ca, S::cs>(st);
   else hinted_case<L::ca, S::wt>(st);
+}
+
+// ---- L1 hints ---------------------------------------------------------------------------
+
+const char* const load_hint_names[] = {"plain", "ca", "cg", "cs", "lu", "cv", "nc"};
+
+template <ck::load_hint H>
+void l1_hint_case(case_state& st) {
+  const auto window = static_cast<std::size_t>(st.get_int("window_bytes"));
+  const auto blocks = static_cast<unsigned>(st.device().sm_count);
+  const std::size_t vecs = window / 16 * blocks;
+  const unsigned passes = st.verify_only() ? 3 : 64;
+  const cudaStream_t s = st.stream();
+  device_buffer<std::uint32_t> words(vecs * 4), sums(blocks);
+  ck::fill_words(words.data(), words.size(), st.seed(), s);
+  const auto* buf = reinterpret_cast<const uint4*>(words.data());
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
+  ck::read_ws<ck::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = sums.to_host();
+  const auto want = ck::slice_sums(vecs, blocks, st.seed());
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) { return want[b] * passes; }));
+  st.add_bytes_read(std::uint64_t{16} * vecs * passes);
+  st.exec([&](cudaStream_t q) { ck::read_ws<ck::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), q); });
+}
+
+void l1_hints_case(case_state& st) {
+  using L = ck::load_hint;
+  switch (choice<L>(load_hint_names, st.get_string("hint"))) {
+    case L::plain: l1_hint_case<L::plain>(st); break;
+    case L::ca: l1_hint_case<L::ca>(st); break;
+    case L::cg: l1_hint_case<L::cg>(st); break;
+    case L::cs: l1_hint_case<L::cs>(st); break;
+    case L::lu: l1_hint_case<L::lu>(st); break;
+    case L::cv: l1_hint_case<L::cv>(st); break;
+    case L::nc: l1_hint_case<L::nc>(st); break;
+  }
 }
 
 // ---- prefetch ---------------------------------------------------------------------------
@@ -208,6 +247,20 @@ void register_cache_control(registry& reg) {
   {
     case_def c;
     c.suite = "cache_control";
+    c.name = "l1_hints";
+    c.summary = "each SM re-reads its own window 64 times with one load hint: which hints keep the L1 hits";
+    c.axes.push_back(axis::strings("hint", {std::begin(load_hint_names), std::end(load_hint_names)},
+                                   "plain ld.global, __ldca, __ldcg, __ldcs, __ldlu, __ldcv, __ldg"));
+    c.axes.push_back(axis::integers("window_bytes", {64 * 1024}, "bytes each SM re-reads")
+                         .with_range(16, std::int64_t{1} << 24)
+                         .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{100000}}));
+    c.body = l1_hints_case;
+    c.baselines.push_back({"hint", std::string("plain"), "speedup_vs_plain", speedup});
+    reg.add(std::move(c));
+  }
+  {
+    case_def c;
+    c.suite = "cache_control";
     c.name = "prefetch";
     c.summary = "latency-bound walk (128 threads per SM, one load in flight each) with and without prefetch.global.L2";
     c.axes.push_back(axis::strings("prefetch", {"none", "l2"}, "plain loads, or PTX prefetch.global.L2 `distance` steps ahead"));
@@ -223,7 +276,7 @@ void register_cache_control(registry& reg) {
     c.name = "alignment";
     c.summary = "one thread per 30-float record: packed 120-byte records vs __align__(128) records";
     c.axes.push_back(axis::strings("layout", {"packed120", "aligned128"}, "struct { float v[30]; } as is, or __align__(128)"));
-    c.axes.push_back(axis::integers("records", {1 << 22}, "records")
+    c.axes.push_back(axis::integers("records", {1 << 17, 1 << 22}, "records: 16 MB (L2-resident) or 512 MB")
                          .with_range(0, std::int64_t{1} << 26)
                          .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1021}, std::int64_t{100003}}));
     c.body = [](case_state& st) {

@@ -66,36 +66,21 @@ void chase(const std::uint32_t* ring, int words, unsigned iters, int cluster, un
                  static_cast<std::size_t>(words) * 4, s, ring, words, iters, cycles, last);
 }
 
-void latency_case(case_state& st) {
-  require_clusters(st);
-  const target t = parse_target(st.get_string("target"));
+template <ds::path P>
+void latency_for(case_state& st, const target& t) {
   const auto bytes = static_cast<std::size_t>(st.get_int("ws_bytes"));
   const int words = static_cast<int>(bytes / 4);
   const unsigned iters = st.verify_only() ? 256 : 16384;
   const cudaStream_t s = st.stream();
+  require_cluster(st, t.cluster, [&] { return max_active_clusters(ds::chase_kernel<P>, ds::policy::chase_threads, t.cluster, bytes); });
   // One slot per 32-byte sector: every load of the chase touches a new sector.
   const auto ring = chase_ring(bytes / 32, 8, st.seed());
   device_buffer<std::uint32_t> d_ring(ring.size());
   d_ring.from_host(ring);
-  const int targets = t.path == ds::path::dsmem_peer ? t.cluster - 1 : 1;
+  const int targets = P == ds::path::dsmem_peer ? t.cluster - 1 : 1;
   device_buffer<unsigned long long> cycles(static_cast<std::size_t>(targets));
   device_buffer<std::uint32_t> last(static_cast<std::size_t>(targets));
-
-  std::function<void(cudaStream_t)> launch;
-  switch (t.path) {
-    case ds::path::shared: launch = [&](cudaStream_t q) { chase<ds::path::shared>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
-    case ds::path::dsmem_self: launch = [&](cudaStream_t q) { chase<ds::path::dsmem_self>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
-    case ds::path::dsmem_peer: launch = [&](cudaStream_t q) { chase<ds::path::dsmem_peer>(d_ring.data(), words, iters, t.cluster, cycles.data(), last.data(), q); }; break;
-    case ds::path::l2: launch = [&](cudaStream_t q) { chase<ds::path::l2>(d_ring.data(), words, iters, 1, cycles.data(), last.data(), q); }; break;
-  }
-  require_cluster(st, t.cluster, [&] {
-    switch (t.path) {
-      case ds::path::dsmem_peer: return max_active_clusters(ds::chase_kernel<ds::path::dsmem_peer>, ds::policy::chase_threads, t.cluster, bytes);
-      case ds::path::dsmem_self: return max_active_clusters(ds::chase_kernel<ds::path::dsmem_self>, ds::policy::chase_threads, 1, bytes);
-      case ds::path::l2: return max_active_clusters(ds::chase_kernel<ds::path::l2>, ds::policy::chase_threads, 1, bytes);
-      default: return max_active_clusters(ds::chase_kernel<ds::path::shared>, ds::policy::chase_threads, 1, bytes);
-    }
-  });
+  const auto launch = [&](cudaStream_t q) { chase<P>(d_ring.data(), words, iters, t.cluster, cycles.data(), last.data(), q); };
   last.poison(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
@@ -110,6 +95,17 @@ void latency_case(case_state& st) {
   st.add_metric("ns_per_load", mean / (st.device().sm_clock_khz * 1e-6));
   st.add_elements(static_cast<std::uint64_t>(iters) * static_cast<std::uint64_t>(targets));
   st.exec(launch);
+}
+
+void latency_case(case_state& st) {
+  require_clusters(st);
+  const target t = parse_target(st.get_string("target"));
+  switch (t.path) {
+    case ds::path::shared: latency_for<ds::path::shared>(st, t); break;
+    case ds::path::dsmem_self: latency_for<ds::path::dsmem_self>(st, t); break;
+    case ds::path::dsmem_peer: latency_for<ds::path::dsmem_peer>(st, t); break;
+    case ds::path::l2: latency_for<ds::path::l2>(st, t); break;
+  }
 }
 
 // ---- bandwidth -------------------------------------------------------------------------
@@ -179,12 +175,6 @@ void bandwidth_case(case_state& st) {
   require_clusters(st);
   const target t = parse_target(st.get_string("target"));
   const std::int64_t width = st.get_int("width");
-  // sum_words reads the vector through a generic pointer, and nvcc splits that read into
-  // 4-byte loads (PTX ld.u32 x 2 or x 4); through ld.shared it keeps ld.shared.v2/v4. Such a
-  // row would measure 4-byte loads under an 8- or 16-byte label, so it is not reported.
-  if (st.get_string("op") == "read" && width > 4 && t.path != ds::path::shared)
-    st.skip("8- and 16-byte reads through the cluster window compile to 4-byte loads in this version "
-            "(docs/dsmem.md); only 4-byte remote reads are measured");
   if (st.get_string("op") == "write") stream_for_width<true>(st, t, width);
   else stream_for_width<false>(st, t, width);
 }

@@ -13,6 +13,8 @@
 // One block of 1024 threads per SM; 16-byte loads, unrolled; every block writes its 32-bit
 // wrapping sum so the host checks the loads exactly and the compiler keeps them.
 
+#include "memscope/cache/bandwidth_reference.hpp"
+#include "memscope/cache/hints.cuh"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
 #include "memscope/core/random.hpp"
@@ -29,9 +31,6 @@ struct bandwidth_policy {
   static constexpr int unroll = 4;
 };
 
-/// Word i of the buffer (host and device agree).
-MEMSCOPE_HD std::uint32_t buffer_word(std::uint64_t seed, std::uint64_t i) { return hash_u32(seed, i); }
-
 template <int = 0>
 __global__ void fill_words_kernel(std::uint32_t* out, std::size_t count, std::uint64_t seed) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -46,16 +45,10 @@ inline void fill_words(std::uint32_t* out, std::size_t count, std::uint64_t seed
   MEMSCOPE_CHECK_LAUNCH("fill_words_kernel");
 }
 
-/// [begin, end) in 16-byte vectors of slice `k` when `vecs` are cut into `slices`.
-MEMSCOPE_HD void slice_bounds(std::size_t vecs, unsigned slices, unsigned k, std::size_t& begin, std::size_t& end) {
-  const std::size_t per = (vecs + slices - 1) / slices;
-  begin = per * k < vecs ? per * k : vecs;
-  end = begin + per < vecs ? begin + per : vecs;
-}
-
 __device__ __forceinline__ std::uint32_t sum4(const uint4& v) { return v.x + v.y + v.z + v.w; }
 
-template <sharing S>
+/// H: the load instruction (plain by default; cache_control/l1_hints sweeps the hints).
+template <sharing S, load_hint H = load_hint::plain>
 __global__ void __launch_bounds__(bandwidth_policy::block_threads)
     read_ws_kernel(const uint4* buf, std::size_t vecs, unsigned passes, std::uint32_t* sums) {
   std::uint32_t acc = 0;
@@ -69,21 +62,21 @@ __global__ void __launch_bounds__(bandwidth_policy::block_threads)
     for (; i + (u - 1) * step < end; i += u * step) {
       uint4 v[u];
 #pragma unroll
-      for (int k = 0; k < u; ++k) v[k] = buf[i + k * step];
+      for (int k = 0; k < u; ++k) v[k] = load_hinted<H>(buf + i + k * step);
 #pragma unroll
       for (int k = 0; k < u; ++k) acc += sum4(v[k]);
     }
-    for (; i < end; i += step) acc += sum4(buf[i]);
+    for (; i < end; i += step) acc += sum4(load_hinted<H>(buf + i));
   }
   // Block sum (wrapping): warp shuffles, then one atomic per warp.
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
   if ((threadIdx.x & 31u) == 0) atomicAdd(sums + blockIdx.x, acc);
 }
 
-template <sharing S>
+template <sharing S, load_hint H = load_hint::plain>
 void read_ws(const uint4* buf, std::size_t vecs, unsigned passes, unsigned blocks, std::uint32_t* sums, cudaStream_t s,
              std::size_t dynamic_smem = 0) {
-  read_ws_kernel<S><<<blocks, bandwidth_policy::block_threads, dynamic_smem, s>>>(buf, vecs, passes, sums);
+  read_ws_kernel<S, H><<<blocks, bandwidth_policy::block_threads, dynamic_smem, s>>>(buf, vecs, passes, sums);
   MEMSCOPE_CHECK_LAUNCH("read_ws_kernel");
 }
 

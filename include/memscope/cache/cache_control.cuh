@@ -3,10 +3,8 @@
 //
 // Cache hints: hinted_scale_kernel streams x (read once) with a load hint and writes out with a
 // store hint while it reuses a table y that fits L2: out[i] = x[i] * y[hot_index(i)]. Evict-first
-// hints on the stream (__ldcs, __stcs) should leave y resident; the others show their cost.
-// The hints, as PTX: __ldca ld.global.ca (cache in L1 and L2), __ldcg .cg (L2 only), __ldcs
-// .cs (evict first), __ldlu .lu (last use), __ldcv .cv (don't cache, fetch again), __ldg
-// ld.global.nc; __stwb st.global.wb, __stcg .cg, __stcs .cs, __stwt .wt (write through).
+// hints on the stream (__ldcs, __stcs) should leave y resident; the others show their cost
+// (hints.cuh lists them). Where hints decide L1 hits, see read_ws_kernel (cache_bandwidth.cuh).
 //
 // L2 prefetch: prefetch_sum_kernel walks an array with few threads and one load in flight
 // each (latency-bound), optionally issuing PTX prefetch.global.L2 `distance` iterations
@@ -18,6 +16,7 @@
 // Alignment: record<Aligned> is 30 floats, packed (120 bytes, 4-byte aligned) or padded to a
 // 128-byte cache line with __align__(128); record_sum_kernel sums each thread's record.
 
+#include "memscope/cache/hints.cuh"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/host_device.hpp"
 #include "memscope/core/launch.cuh"
@@ -27,27 +26,6 @@
 #include <cstdint>
 
 namespace memscope::cache {
-
-enum class load_hint { ca, cg, cs, lu, cv, nc };
-enum class store_hint { wb, cg, cs, wt };
-
-template <load_hint H>
-__device__ __forceinline__ float load_hinted(const float* p) {
-  if constexpr (H == load_hint::ca) return __ldca(p);
-  else if constexpr (H == load_hint::cg) return __ldcg(p);
-  else if constexpr (H == load_hint::cs) return __ldcs(p);
-  else if constexpr (H == load_hint::lu) return __ldlu(p);
-  else if constexpr (H == load_hint::cv) return __ldcv(p);
-  else return __ldg(p);
-}
-
-template <store_hint H>
-__device__ __forceinline__ void store_hinted(float* p, float v) {
-  if constexpr (H == store_hint::wb) __stwb(p, v);
-  else if constexpr (H == store_hint::cg) __stcg(p, v);
-  else if constexpr (H == store_hint::cs) __stcs(p, v);
-  else __stwt(p, v);
-}
 
 struct control_policy {
   static constexpr int block_threads = 256;

@@ -58,7 +58,12 @@ void prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(optin))
     throw std::invalid_argument("kernel needs " + std::to_string(bytes) + " bytes of shared memory per block; this GPU allows " +
                                 std::to_string(optin) + " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
-  if (bytes > 48 * 1024)
+  if (bytes <= 48 * 1024) return;
+  // Only ever raised: lowering it would break a caller that prepared the same kernel for more
+  // (the cluster occupancy query sets the opt-in ceiling once and caches its answer).
+  cudaFuncAttributes attr{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+  if (static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes) < bytes)
     MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
 }
 

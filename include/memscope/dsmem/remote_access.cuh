@@ -89,14 +89,11 @@ MEMSCOPE_HD std::uint32_t written_word(std::uint64_t seed, unsigned round, unsig
   return static_cast<std::uint32_t>(seed) ^ (round * 0x9E3779B1u) ^ (rank << 24) ^ word;
 }
 
-template <class V>
-__device__ __forceinline__ std::uint32_t sum_words(const V& v) {
-  const auto* w = reinterpret_cast<const std::uint32_t*>(&v);
-  std::uint32_t s = 0;
-#pragma unroll
-  for (unsigned k = 0; k < sizeof(V) / 4; ++k) s += w[k];
-  return s;
-}
+// By member, not through a uint32_t* to the vector: taking the vector's address made nvcc
+// split the generic-pointer load of a uint2/uint4 into 4-byte ld.u32 (seen in the PTX).
+__device__ __forceinline__ std::uint32_t sum_words(std::uint32_t v) { return v; }
+__device__ __forceinline__ std::uint32_t sum_words(const uint2& v) { return v.x + v.y; }
+__device__ __forceinline__ std::uint32_t sum_words(const uint4& v) { return v.x + v.y + v.z + v.w; }
 
 /// Each block fills its buffer, then for `rounds` rounds reads (or overwrites) the whole
 /// buffer of the next block in the cluster (its own for path::shared / dsmem_self) with
