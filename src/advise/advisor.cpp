@@ -165,8 +165,45 @@ answer advise(const query& q, const results_doc* doc) {
          fmt::format("{} is too large for the constant bank{}", q.bytes ? format_bytes(*q.bytes) : std::string("the data"),
                      l2 && q.bytes && *q.bytes <= l2 ? fmt::format(" but fits the {} L2", format_bytes(l2)) : std::string()),
          {}, "memscope/global/readonly_gather.cuh", "readonly, coalescing"};
+    // Where the data sits decides its cost: L2 hit or DRAM latency, from the latency ladder at
+    // the nearest measured working set to --bytes, and what an L2 persisting window bought.
+    if (q.bytes) {
+      const case_result* at = nullptr;
+      const case_result* far = nullptr;
+      if (doc)
+        for (const auto& r : doc->results) {
+          if (r.suite != "latency" || r.name != "global" || !r.timed || r.string_axis("path") != "default") continue;
+          const auto ws = static_cast<double>(r.int_axis("ws_bytes").value_or(1));
+          if (!at || std::fabs(std::log2(ws / static_cast<double>(*q.bytes))) <
+                         std::fabs(std::log2(static_cast<double>(at->int_axis("ws_bytes").value_or(1)) / static_cast<double>(*q.bytes))))
+            at = &r;
+          if (!far || ws > static_cast<double>(far->int_axis("ws_bytes").value_or(0))) far = &r;
+        }
+      cite(a, doc, "latency", at && far,
+           fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles (latency/global, {})",
+                       format_bytes(static_cast<double>(at ? at->int_axis("ws_bytes").value_or(0) : 0)), metric(at, "cycles_per_load"),
+                       format_bytes(static_cast<double>(far ? far->int_axis("ws_bytes").value_or(0) : 0)), metric(far, "cycles_per_load"), where));
+      if (l2 && *q.bytes <= l2) {
+        const case_result* best = nullptr;
+        if (doc)
+          for (const auto& r : doc->results)
+            if (r.suite == "cache_control" && r.name == "persistence" && r.timed && r.string_axis("policy") == "persisting" &&
+                (!best || r.metric("speedup_vs_normal") > best->metric("speedup_vs_normal")))
+              best = &r;
+        if (best)
+          a.evidence.push_back(fmt::format("an L2 persisting access-policy window over a {} hot table streamed past by 1 GiB "
+                                           "measured {:.2f}x (cache_control/persistence)",
+                                           format_bytes(static_cast<double>(best->int_axis("hot_bytes").value_or(0))),
+                                           metric(best, "speedup_vs_normal")));
+      }
+    }
     if (q.access == warp_access::irregular) {
       a.technique += "; __ldg / the read-only path is allowed but measured no faster";
+      const auto* tex = find(doc, "texture", "access", {{"pattern", std::string("random")}, {"source", std::string("texture")},
+                                                        {"table_bytes", std::int64_t{largest(doc, "texture", "table_bytes")}}});
+      if (tex)
+        a.evidence.push_back(fmt::format("random gather through a texture object: {:.2f}x plain loads (texture/access): textures "
+                                         "buy filtering and address modes, not speed", metric(tex, "speedup_vs_global")));
       cite(a, doc, "readonly", l2hit && dram && ldg,
            fmt::format("random gather: {:.1f} G lookups/s from a 32 MiB table (L2), {:.1f} from 512 MiB (DRAM); __ldg {:.3f}x plain ({})",
                        l2hit ? l2hit->elements_per_s / 1e9 : 0.0, dram ? dram->elements_per_s / 1e9 : 0.0,

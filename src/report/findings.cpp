@@ -406,6 +406,13 @@ void cache_control(const results_doc& doc, std::vector<finding>& out) {
     text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
                         r->metric("speedup_vs_normal"));
   if (!text.empty()) out.push_back({"cache_control", "L2 persisting window over the hot table, relative to none: " + text});
+  text.clear();
+  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) {
+         return r.name == "persistence" && r.string_axis("policy") == "streaming";
+       }))
+    text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
+                        r->metric("speedup_vs_normal"));
+  if (!text.empty()) out.push_back({"cache_control", "the same window marked streaming (control), relative to none: " + text});
   const auto hints = rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "hints"; });
   const auto* b = best_by(hints, [](const case_result& r) { return r.metric("speedup_vs_default"); });
   const auto* w = best_by(hints, [](const case_result& r) { return -r.metric("speedup_vs_default"); });

@@ -96,7 +96,7 @@ void register_cache_bandwidth(registry& reg) {
   c.summary = "read bandwidth vs working set: every SM the same buffer, its own slice, or rotating slices";
   c.axes.push_back(axis::strings("sharing", {std::begin(sharing_names), std::end(sharing_names)},
                                  "every SM reads the whole buffer; each its own slice; slices rotate between SMs"));
-  axis ws = axis::integers("ws_bytes", {}, "buffer bytes (rounded down to 16-byte vectors)").with_range(16, std::int64_t{1} << 34);
+  axis ws = axis::integers("ws_bytes", {}, "buffer bytes (rounded down to 16-byte vectors)").with_range(16, std::int64_t{1} << 42);
   ws.kind = axis_kind::pow2;
   ws.full = octaves(16384, std::int64_t{4} << 30);
   for (std::int64_t p = 16384; p <= (std::int64_t{4} << 30); p *= 4) ws.quick.emplace_back(p);

@@ -32,7 +32,8 @@ namespace ck = memscope::cache;
 
 void persistence_case(case_state& st) {
   const auto& dev = st.device();
-  const bool persist = st.get_string("policy") == "persisting";
+  const std::string& policy = st.get_string("policy");
+  const bool persist = policy != "normal";
   if (persist && dev.persisting_l2_max_bytes <= 0)
     st.skip("this GPU has no persisting L2 (cudaDevAttrMaxPersistingL2CacheSize is 0; needs compute capability 8.0+)");
   const auto hot_bytes = static_cast<std::size_t>(st.get_int("hot_bytes"));
@@ -49,7 +50,8 @@ void persistence_case(case_state& st) {
     const std::size_t window = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.access_policy_max_window_bytes));
     // Persisting lines beyond the set-aside thrash each other: ask for no more hits than fit.
     const float ratio = static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
-    guard = std::make_unique<ck::persistence_guard>(s, hot.data(), window, set_aside, ratio);
+    guard = std::make_unique<ck::persistence_guard>(s, hot.data(), window, set_aside, ratio,
+                                                    policy == "streaming" ? cudaAccessPropertyStreaming : cudaAccessPropertyPersisting);
     st.add_metric("set_aside_bytes", static_cast<double>(ck::persistence_guard::granted()));
     st.add_metric("window_bytes", static_cast<double>(window));
     st.add_metric("hit_ratio", ratio);
@@ -219,7 +221,8 @@ void register_cache_control(registry& reg) {
     c.suite = "cache_control";
     c.name = "persistence";
     c.summary = "hot table read at random beside a 1 GiB stream: L2 access-policy window (persisting) vs none";
-    c.axes.push_back(axis::strings("policy", {"normal", "persisting"}, "no window; persisting window over the hot table"));
+    c.axes.push_back(axis::strings("policy", {"normal", "persisting", "streaming"},
+                                   "no window; a persisting window over the hot table; the same window marked streaming (control)"));
     c.axes.push_back(axis::integers("hot_bytes", {8 << 20, 24 << 20, 36 << 20, 48 << 20}, "hot table size")
                          .with_range(4, std::int64_t{1} << 32)
                          .with_quick({std::int64_t{24} << 20})

@@ -117,6 +117,15 @@ TEST(Cli, GpuBadInput) {
   if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU: device ordinals and memory limits are the device's";
   expect_one_line_error("info --device 999", memscope::exit_no_device, "out of range");
   expect_one_line_error("run bandwidth/copy --axis bytes=2^40", memscope::exit_usage, "needs");
+  expect_one_line_error("run cache_bandwidth --axis ws_bytes=2^40", memscope::exit_usage, "needs");
+}
+
+TEST(Cli, GpuTextureBeyondTheDeviceLimitsSkipsWithTheReason) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU: the limits are the device's";
+  const auto r = run("verify texture/fetch --axis source=array2d --axis filter=point --axis address=clamp "
+                     "--axis read=element --axis shape=2x4000000");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("exceeds this GPU's limit"), std::string::npos) << r.out;
 }
 
 TEST(Cli, GpuVerifyEndsWithSummary) {

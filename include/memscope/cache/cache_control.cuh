@@ -95,12 +95,14 @@ inline void hot_stream(const float* stream, const float* hot, std::size_t hot_n,
   MEMSCOPE_CHECK_LAUNCH("hot_stream_kernel");
 }
 
-/// Sets aside `set_aside` bytes of L2 for persisting lines and marks [base, base + window) on
-/// `stream` as persisting with `hit_ratio` (the rest streaming). The destructor clears the
+/// Sets aside `set_aside` bytes of L2 for persisting lines and gives accesses to
+/// [base, base + window) on `stream` the property `hit_prop` (persisting, or streaming as a
+/// control) with probability `hit_ratio`, streaming otherwise. The destructor clears the
 /// window, evicts the persisting lines and restores the previous set-aside limit.
 class persistence_guard {
  public:
-  persistence_guard(cudaStream_t stream, const void* base, std::size_t window, std::size_t set_aside, float hit_ratio)
+  persistence_guard(cudaStream_t stream, const void* base, std::size_t window, std::size_t set_aside, float hit_ratio,
+                    cudaAccessProperty hit_prop = cudaAccessPropertyPersisting)
       : stream_(stream) {
     MEMSCOPE_CUDA_CALL(cudaDeviceGetLimit(&previous_limit_, cudaLimitPersistingL2CacheSize));
     MEMSCOPE_CUDA_CALL(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, set_aside));
@@ -108,7 +110,7 @@ class persistence_guard {
     attr.accessPolicyWindow.base_ptr = const_cast<void*>(base);
     attr.accessPolicyWindow.num_bytes = window;
     attr.accessPolicyWindow.hitRatio = hit_ratio;
-    attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+    attr.accessPolicyWindow.hitProp = hit_prop;
     attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
     MEMSCOPE_CUDA_CALL(cudaStreamSetAttribute(stream_, cudaStreamAttributeAccessPolicyWindow, &attr));
   }
