@@ -226,9 +226,7 @@ void dsmem(const results_doc& doc, std::vector<finding>& out) {
   }
   for (const std::string op : {"read", "write"}) {
     const auto rows = rows_of(doc, "dsmem", [&](const case_result& r) {
-      // Wider remote reads of the first kernel version measured 4-byte loads (docs/dsmem.md).
-      return r.name == "bandwidth" && r.string_axis("op") == op && r.string_axis("target").rfind("dsmem_c", 0) == 0 &&
-             (op == "write" || r.int_axis("width") == 4);
+      return r.name == "bandwidth" && r.string_axis("op") == op && r.string_axis("target").rfind("dsmem_c", 0) == 0;
     });
     if (const auto* b = best_by(rows, [](const case_result& r) { return r.gbps; }))
       out.push_back({"dsmem", fmt::format("fastest remote {}: {} with {}-byte accesses, {:.0f} GB/s over the GPU "

@@ -217,16 +217,8 @@ std::vector<std::string> dsmem_charts(const suite_rows& rows, const results_doc&
       lat.bars.push_back({r->string_axis("target"), r->metric("cycles_per_load"), r->string_axis("target") == "shared"});
   if (!lat.bars.empty()) out.push_back(render(lat));
   for (const std::string op : {"read", "write"}) {
-    // Wider reads through the cluster window were measured as 4-byte loads by the first
-    // version of the kernel (docs/dsmem.md): profiles from it still hold those rows.
-    const bool read = op == "read";
-    bar_chart bw = gbps_bars("Shared-memory " + op + " bandwidth, all SMs: own vs the neighbour block's" +
-                                 (read ? std::string(" (remote reads: 4-byte only)") : std::string()),
-                             rows, doc,
-                             [&](const case_result& r) {
-                               return r.name == "bandwidth" && r.string_axis("op") == op &&
-                                      !(read && r.int_axis("width").value_or(4) > 4 && r.string_axis("target") != "shared");
-                             },
+    bar_chart bw = gbps_bars("Shared-memory " + op + " bandwidth, all SMs: own vs the neighbour block's", rows, doc,
+                             [&](const case_result& r) { return r.name == "bandwidth" && r.string_axis("op") == op; },
                              [](const case_result& r) {
                                return fmt::format("{} {} B", r.string_axis("target"), r.int_axis("width").value_or(0));
                              },

@@ -249,8 +249,7 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   };
   lat("shared", 29);
   lat("dsmem_c2", 192);
-  // A wide remote read of the first kernel version is left out of "fastest remote read".
-  for (auto [width, gbps] : {std::pair<std::int64_t, double>{4, 4075}, {16, 9999}}) {
+  for (auto [width, gbps] : {std::pair<std::int64_t, double>{4, 4075}, {16, 4000}}) {
     auto r = row("dsmem", "bandwidth", {{"target", std::string("dsmem_c2")}, {"op", std::string("read")}, {"width", width}}, 1e-3);
     r.gbps = gbps;
     r.metrics["ratio_to_shared"] = 0.29;
@@ -263,4 +262,31 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   EXPECT_NE(all.find("all samples in one bin: 1.60x"), std::string::npos) << all;
   EXPECT_NE(all.find("dependent-load latency: shared 29 cycles; dsmem_c2 192 cycles"), std::string::npos) << all;
   EXPECT_NE(all.find("fastest remote read: dsmem_c2 with 4-byte accesses, 4075 GB/s"), std::string::npos) << all;
+}
+
+TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
+  std::vector<case_result> rows;
+  // A Hopper-like ladder: L1 40 cycles to 192 KiB, L2 ~290 to 24 MiB, DRAM ~680 beyond 128 MiB.
+  for (std::int64_t ws = 1024; ws <= (std::int64_t{4} << 30); ws *= 2) {
+    const double cycles = ws <= 192 * 1024 ? 40 : ws <= (24 << 20) ? 290 + (ws > (1 << 20) ? 5 : 0) : ws < (128 << 20) ? 450 : 680;
+    auto r = row("latency", "global", {{"path", std::string("default")}, {"ws_bytes", ws}}, 1e-3);
+    r.metrics["cycles_per_load"] = cycles;
+    rows.push_back(r);
+  }
+  for (std::int64_t ws = 16384; ws <= (std::int64_t{1} << 30); ws *= 2) {
+    auto r = row("cache_bandwidth", "read", {{"sharing", std::string("spread")}, {"ws_bytes", ws}}, 1e-3);
+    r.gbps = ws <= (64 << 20) ? 9000 : 4300;
+    rows.push_back(r);
+  }
+  auto d = doc_with(rows);
+  d.device.sm_clock_khz = 2000000;
+  d.device.shared_per_sm = 228 * 1024;
+  std::string all;
+  for (const auto& x : report::findings(d)) all += x.suite + ": " + x.text + "\n";
+  EXPECT_NE(all.find("default loads: L1 40 cycles (20 ns) up to 128.0 KiB; L2 295 cycles (148 ns) up to 16.0 MiB; "
+                     "L2 450 cycles (225 ns) up to 64.0 MiB"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("DRAM 680 cycles (340 ns) from 128.0 MiB"), std::string::npos) << all;
+  EXPECT_NE(all.find("slices rotate between SMs (x = buffer): L2 9000 GB/s (2.2x copy) up to 64.0 MiB; DRAM 4300 GB/s"),
+            std::string::npos) << all;
 }
