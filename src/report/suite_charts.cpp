@@ -255,6 +255,79 @@ std::vector<std::string> cache_bandwidth_charts(const suite_rows& rows, const re
   return {render(c)};
 }
 
+std::vector<std::string> texture_charts(const suite_rows& rows, const results_doc& doc) {
+  std::vector<std::string> out;
+  const auto table = largest(rows, "table_bytes");
+  bar_chart acc = gbps_bars(fmt::format("Gather by pattern: global vs __ldg vs texture ({} MiB table)", table >> 20), rows, doc,
+                            [&](const case_result& r) { return r.name == "access" && r.int_axis("table_bytes") == table; },
+                            [](const case_result& r) { return r.string_axis("pattern") + " " + r.string_axis("source"); },
+                            [](const case_result& r) { return r.string_axis("source") == "global"; });
+  if (!acc.bars.empty()) out.push_back(render(acc));
+  bar_chart lat;
+  lat.title = "One warp of dependent loads by pattern (the seed's ns-per-access table)";
+  lat.value_label = "ns per load (lower is better)";
+  for (const auto* r : rows)
+    if (r->timed && r->name == "latency")
+      lat.bars.push_back({r->string_axis("pattern") + " " + r->string_axis("source"), r->metric("ns_per_load"),
+                          r->string_axis("source") == "global"});
+  if (!lat.bars.empty()) out.push_back(render(lat));
+  bar_chart box = gbps_bars("3x3 box filter: row-major global / __ldg vs a cudaArray texture", rows, doc,
+                            [](const case_result& r) { return r.name == "box3x3"; },
+                            [](const case_result& r) { return r.string_axis("source") + " " + r.string_axis("shape"); },
+                            [](const case_result& r) { return r.string_axis("source") == "global"; });
+  if (!box.bars.empty()) out.push_back(render(box));
+  return out;
+}
+
+std::vector<std::string> cache_config_charts(const suite_rows& rows, const results_doc&) {
+  std::vector<std::string> out;
+  for (const std::int64_t smem : {std::int64_t{0}, std::int64_t{100 * 1024}}) {
+    auto c = lines(fmt::format("Re-reading a per-SM window, {} KiB of shared memory allocated: GB/s by cache setting", smem / 1024),
+                   "window per SM (bytes)", "GB/s", rows,
+                   [&](const case_result& r) { return r.name == "reuse" && r.int_axis("smem_bytes") == smem; },
+                   [](const case_result& r) { return r.string_axis("setting"); },
+                   [](const case_result& r) { return static_cast<double>(r.int_axis("window_bytes").value_or(0)); },
+                   [](const case_result& r) { return r.gbps; });
+    if (!c.lines.empty()) out.push_back(render(c));
+  }
+  auto mm = lines("Tiled matmul: speed relative to PreferNone (the seed claims 5-20%)", "n", "x PreferNone", rows,
+                  [](const case_result& r) { return r.name == "matmul"; }, [](const case_result& r) { return r.string_axis("setting"); },
+                  [](const case_result& r) { return static_cast<double>(r.int_axis("n").value_or(0)); },
+                  [](const case_result& r) { return r.metric("speedup_vs_none"); });
+  mm.log_x = true;
+  if (!mm.lines.empty()) out.push_back(render(mm));
+  return out;
+}
+
+std::vector<std::string> cache_control_charts(const suite_rows& rows, const results_doc&) {
+  std::vector<std::string> out;
+  const auto ratio_bars = [&](const std::string& title, const std::string& name, const std::string& metric_name,
+                              const std::function<std::string(const case_result&)>& label,
+                              const std::function<bool(const case_result&)>& peer) {
+    bar_chart c;
+    c.title = title;
+    c.value_label = "speed relative to the baseline (higher is better)";
+    for (const auto* r : rows)
+      if (r->timed && r->name == name) c.bars.push_back({label(*r), r->metric(metric_name), peer(*r)});
+    if (!c.bars.empty()) out.push_back(render(c));
+  };
+  ratio_bars("L2 persistence: hot table beside a 1 GiB stream", "persistence", "speedup_vs_normal",
+             [](const case_result& r) { return fmt::format("{} {} MiB", r.string_axis("policy"), r.int_axis("hot_bytes").value_or(0) >> 20); },
+             [](const case_result& r) { return r.string_axis("policy") == "normal"; });
+  ratio_bars("Load hints on a window re-read through L1", "l1_hints", "speedup_vs_plain",
+             [](const case_result& r) { return r.string_axis("hint"); }, [](const case_result& r) { return r.string_axis("hint") == "plain"; });
+  ratio_bars("Load and store hints on a stream beside an L2-resident table", "hints", "speedup_vs_default",
+             [](const case_result& r) { return fmt::format("{} {} MiB", r.string_axis("hint"), r.int_axis("reused_bytes").value_or(0) >> 20); },
+             [](const case_result& r) { return r.string_axis("hint") == "load_ca"; });
+  ratio_bars("prefetch.global.L2 ahead of a latency-bound walk", "prefetch", "speedup_vs_none",
+             [](const case_result& r) { return fmt::format("prefetch {} d={}", r.string_axis("prefetch"), r.int_axis("distance").value_or(0)); },
+             [](const case_result& r) { return r.string_axis("prefetch") == "none"; });
+  ratio_bars("Packed 120-byte vs __align__(128) records", "alignment", "speedup_vs_packed",
+             [](const case_result& r) { return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0)); },
+             [](const case_result& r) { return r.string_axis("layout") == "packed120"; });
+  return out;
+}
+
 std::vector<std::string> generic_charts(const std::string& suite, const suite_rows& rows, const results_doc& doc) {
   bool any_bytes = false;
   for (const auto* r : rows) any_bytes |= r->timed && r->gbps > 0;
@@ -286,6 +359,9 @@ std::vector<std::string> charts_for(const std::string& suite, const suite_rows& 
   if (suite == "constant") return constant_charts(rows, doc);
   if (suite == "latency") return latency_charts(rows, doc);
   if (suite == "cache_bandwidth") return cache_bandwidth_charts(rows, doc);
+  if (suite == "texture") return texture_charts(rows, doc);
+  if (suite == "cache_config") return cache_config_charts(rows, doc);
+  if (suite == "cache_control") return cache_control_charts(rows, doc);
   if (suite == "readonly") {
     bar_chart c;
     c.title = "Random gather: lookups per second by path and table size";

@@ -59,7 +59,9 @@ chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& l
     launch(out.data(), r, s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     const auto h = out.to_host();
-    st.check(compare_exact(h.data() + 1, 1, [&](std::size_t) { return static_cast<unsigned long long>(want(r)); }));
+    // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
+    const auto end = static_cast<std::uint32_t>(h[1]);
+    st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(r)); }));
     per_load.push_back(static_cast<double>(h[0]) / iters);
   }
   std::sort(per_load.begin(), per_load.end());
@@ -85,9 +87,10 @@ void global_chase(case_state& st, std::uint64_t slots) {
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
   tx::texture_object tex;
+  tx::limits lim;
   if constexpr (P == lt::load_path::texture) {
-    const auto lim = tx::limits::query(st.device().ordinal);
-    if (static_cast<long long>(slots * lt::policy::slot_words) > lim.linear_1d)
+    lim = tx::limits::query(st.device().ordinal);
+    if (static_cast<long long>(slots * lt::policy::slot_words) > lim.linear_1d)  // checked before the ring is allocated
       st.skip("a texture over " + std::to_string(slots * lt::policy::slot_words * 4) +
               " bytes exceeds this GPU's 1D linear texture limit of " + std::to_string(lim.linear_1d) +
               " texels (cudaDevAttrMaxTexture1DLinearWidth)");
@@ -95,7 +98,7 @@ void global_chase(case_state& st, std::uint64_t slots) {
   device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
   ring.poison(s);
   lt::build_ring(ring.data(), slots, seed, s);
-  if constexpr (P == lt::load_path::texture) tex = tx::linear_texture(ring.data(), ring.size(), {}, tx::limits::query(st.device().ordinal));
+  if constexpr (P == lt::load_path::texture) tex = tx::linear_texture(ring.data(), ring.size(), {}, lim);
   // Past twice the L2 nothing can stay cached: warming would only cost time.
   const bool warm = ring.bytes() <= 2 * static_cast<std::size_t>(st.device().l2_bytes);
   const unsigned iters = st.verify_only() ? 1024 : 8192;
@@ -146,14 +149,13 @@ void constant_case(case_state& st) {
   const auto ws = static_cast<std::size_t>(st.get_int("ws_bytes"));
   const unsigned iters = st.verify_only() ? 1024 : 8192;
   const int want = bc::upload_chase(ws, st.seed(), iters);
-  device_buffer<int> last(1);
+  // constant_chase writes its end index as an int: into the low half of out[1] (little-endian).
+  const auto end_word = [](unsigned long long* out) { return reinterpret_cast<int*>(out + 1); };
   const chase_stats c = repeat_chase(st, iters, [&](int) { return static_cast<std::uint32_t>(want); }, [&](unsigned long long* out, int, cudaStream_t q) {
-    bc::constant_chase(iters, out, last.data(), q);  // warm: the first pass pulls the set into the caches that hold it
-    bc::constant_chase(iters, out, last.data(), q);
-    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + 1, last.data(), sizeof(int), cudaMemcpyDeviceToDevice, q));
-    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(reinterpret_cast<char*>(out + 1) + sizeof(int), 0, sizeof(int), q));
+    bc::constant_chase(iters, out, end_word(out), q);  // warm: the first pass pulls the set into the caches that hold it
+    bc::constant_chase(iters, out, end_word(out), q);
   });
-  report(st, c, [&](unsigned long long* out, cudaStream_t q) { bc::constant_chase(timed_iters, out, last.data(), q); });
+  report(st, c, [&](unsigned long long* out, cudaStream_t q) { bc::constant_chase(timed_iters, out, end_word(out), q); });
 }
 
 }  // namespace

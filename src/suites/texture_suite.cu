@@ -20,7 +20,9 @@
 #include "memscope/texture/texture_reference.hpp"
 
 #include <cmath>
+#include <memory>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 namespace memscope::suites {
@@ -87,7 +89,6 @@ void check_fetches(case_state& st, const tx::image& img, const tx::texture_objec
 
 template <class T>
 void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, long long h) {
-  const cudaStream_t s = st.stream();
   const auto lim = tx::limits::query(st.device().ordinal);
   const std::uint64_t seed = st.seed();
   // Texels: uniform floats, or bytes read back as byte / 255 in normalised-float mode.
@@ -102,17 +103,14 @@ void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, l
     img.texels[i] = std::is_same_v<T, float> ? static_cast<float>(host[i]) : static_cast<float>(host[i]) / 255.0f;
   }
   std::unique_ptr<tx::cuda_array<T>> array;
-  void* d_pitch = nullptr;
-  std::size_t pitch_bytes = 0;
+  std::unique_ptr<tx::pitch2d_buffer<T>> pitched;
   tx::texture_object t;
   try {
     if (pitch) {
-      // Checked before the allocation, so an oversize request is a skip, not an allocation error.
-      if (w > lim.pitch_2d_width || h > lim.pitch_2d_height) tx::pitch2d_texture<T>(nullptr, w, h, 0, smp, lim);
-      MEMSCOPE_CUDA_CALL(cudaMallocPitch(&d_pitch, &pitch_bytes, static_cast<std::size_t>(w) * sizeof(T), static_cast<std::size_t>(h)));
-      MEMSCOPE_CUDA_CALL(cudaMemcpy2D(d_pitch, pitch_bytes, host.data(), static_cast<std::size_t>(w) * sizeof(T),
-                                      static_cast<std::size_t>(w) * sizeof(T), static_cast<std::size_t>(h), cudaMemcpyHostToDevice));
-      t = tx::pitch2d_texture(static_cast<const T*>(d_pitch), w, h, pitch_bytes, smp, lim);
+      tx::check_pitch2d_size(w, h, lim);  // before the allocation: an oversize request is a skip
+      pitched = std::make_unique<tx::pitch2d_buffer<T>>(w, h);
+      pitched->upload(host.data());
+      t = tx::pitch2d_texture(pitched->data(), w, h, pitched->pitch_bytes(), smp, lim);
     } else {
       tx::check_array_size(w, h, lim);
       array = std::make_unique<tx::cuda_array<T>>(w, h);
@@ -120,13 +118,8 @@ void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, l
       t = tx::array_texture(*array, smp);
     }
   } catch (const tx::too_large& e) {
-    if (d_pitch) MEMSCOPE_CUDA_CALL(cudaFree(d_pitch));
     st.skip(e.what());
   }
-  struct pitch_free {
-    void* p;
-    ~pitch_free() { if (p) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFree(p)); }
-  } release{d_pitch};
   const std::size_t n = st.verify_only() ? 4099 : (std::size_t{1} << 20);
   auto texel = texel_coords(w, h, n, !smp.linear_filter, seed ^ 0xC0FFEE);
   for (auto& c : texel) c = {c.x / static_cast<float>(w), c.y / static_cast<float>(h)};  // normalised coordinates
@@ -137,7 +130,6 @@ void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, l
   st.add_bytes_written(out.bytes());
   st.add_elements(n);
   st.exec([&](cudaStream_t q) { tx::fetch2d(t.get(), d_uv.data(), out.data(), n, q); });
-  (void)s;
 }
 
 template <class T>

@@ -103,6 +103,40 @@ class cuda_array {
   std::size_t width_ = 0, height_ = 0;
 };
 
+/// A width x height image of T in pitch-linear device memory (cudaMallocPitch: rows padded to
+/// the texture pitch alignment).
+template <class T>
+class pitch2d_buffer {
+ public:
+  pitch2d_buffer(std::size_t width, std::size_t height) : width_(width), height_(height) {
+    MEMSCOPE_CUDA_CALL(cudaMallocPitch(&ptr_, &pitch_, width * sizeof(T), height));
+  }
+  ~pitch2d_buffer() {
+    if (ptr_) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFree(ptr_));
+  }
+  pitch2d_buffer(const pitch2d_buffer&) = delete;
+  pitch2d_buffer& operator=(const pitch2d_buffer&) = delete;
+
+  /// Copies a row-major host image of width x height texels in.
+  void upload(const T* host) {
+    MEMSCOPE_CUDA_CALL(cudaMemcpy2D(ptr_, pitch_, host, width_ * sizeof(T), width_ * sizeof(T), height_, cudaMemcpyHostToDevice));
+  }
+  const T* data() const noexcept { return static_cast<const T*>(ptr_); }
+  std::size_t pitch_bytes() const noexcept { return pitch_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t pitch_ = 0, width_ = 0, height_ = 0;
+};
+
+/// Checks a pitch-linear 2D texture's size before its memory is allocated.
+inline void check_pitch2d_size(std::size_t width, std::size_t height, const limits& lim) {
+  if (static_cast<long long>(width) > lim.pitch_2d_width || static_cast<long long>(height) > lim.pitch_2d_height)
+    throw too_large("a pitch-linear 2D texture of " + std::to_string(width) + " x " + std::to_string(height) +
+                    " texels exceeds this GPU's limit of " + std::to_string(lim.pitch_2d_width) + " x " +
+                    std::to_string(lim.pitch_2d_height) + " (cudaDevAttrMaxTexture2DLinearWidth/Height)");
+}
+
 /// Owns one cudaTextureObject_t.
 class texture_object {
  public:
@@ -147,11 +181,10 @@ texture_object linear_texture(const T* d_data, std::size_t count, const sampler&
 template <class T>
 texture_object pitch2d_texture(const T* d_data, std::size_t width, std::size_t height, std::size_t pitch_bytes,
                                const sampler& s, const limits& lim) {
-  if (static_cast<long long>(width) > lim.pitch_2d_width || static_cast<long long>(height) > lim.pitch_2d_height ||
-      static_cast<long long>(pitch_bytes) > lim.pitch_2d_pitch)
-    throw too_large("a pitch-linear 2D texture of " + std::to_string(width) + " x " + std::to_string(height) +
-                    " texels exceeds this GPU's limit of " + std::to_string(lim.pitch_2d_width) + " x " +
-                    std::to_string(lim.pitch_2d_height) + " (cudaDevAttrMaxTexture2DLinearWidth/Height)");
+  check_pitch2d_size(width, height, lim);
+  if (static_cast<long long>(pitch_bytes) > lim.pitch_2d_pitch)
+    throw too_large("a pitch of " + std::to_string(pitch_bytes) + " bytes exceeds this GPU's limit of " +
+                    std::to_string(lim.pitch_2d_pitch) + " (cudaDevAttrMaxTexture2DLinearPitch)");
   cudaResourceDesc r{};
   r.resType = cudaResourceTypePitch2D;
   r.res.pitch2D.devPtr = const_cast<T*>(d_data);
