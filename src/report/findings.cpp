@@ -284,7 +284,12 @@ std::string describe_levels(const std::vector<latency_level>& levels, const devi
 }
 
 void latency(const results_doc& doc, std::vector<finding>& out) {
-  const double ghz = doc.device.sm_clock_khz * 1e-6;
+  // ns at the SM clock the rows measured (median), or the peak clock for rows without it.
+  std::vector<double> clocks;
+  for (const auto* r : rows_of(doc, "latency", [](const case_result& r) { return std::isfinite(r.metric("sm_clock_mhz")); }))
+    clocks.push_back(r->metric("sm_clock_mhz") * 1e-3);
+  std::sort(clocks.begin(), clocks.end());
+  const double ghz = clocks.empty() ? doc.device.sm_clock_khz * 1e-6 : clocks[clocks.size() / 2];
   std::map<std::string, std::vector<std::pair<double, double>>> curves;
   std::vector<std::string> order;
   for (const auto* r : rows_of(doc, "latency", [](const case_result&) { return true; })) {

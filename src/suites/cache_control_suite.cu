@@ -46,10 +46,14 @@ void persistence_case(case_state& st) {
   fill_hash(stream.data(), n, seed_s, fill_kind::uniform, s);
   std::unique_ptr<ck::persistence_guard> guard;
   if (persist) {
-    const std::size_t set_aside = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.persisting_l2_max_bytes));
+    // 0 on either axis: the defaults the CUDA guide recommends, a set-aside as large as the hot
+    // table (within the device's maximum) and no more persisting hits than the set-aside holds.
+    const auto asked = static_cast<std::size_t>(st.get_int("set_aside_bytes"));
+    const std::size_t set_aside = std::min<std::size_t>(asked ? asked : hot_bytes, static_cast<std::size_t>(dev.persisting_l2_max_bytes));
     const std::size_t window = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.access_policy_max_window_bytes));
-    // Persisting lines beyond the set-aside thrash each other: ask for no more hits than fit.
-    const float ratio = static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
+    const auto pct = st.get_int("hit_ratio_pct");
+    const float ratio = pct ? static_cast<float>(pct) / 100.0f
+                            : static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
     guard = std::make_unique<ck::persistence_guard>(s, hot.data(), window, set_aside, ratio,
                                                     policy == "streaming" ? cudaAccessPropertyStreaming : cudaAccessPropertyPersisting);
     st.add_metric("set_aside_bytes", static_cast<double>(ck::persistence_guard::granted()));
@@ -227,6 +231,11 @@ void register_cache_control(registry& reg) {
                          .with_range(4, std::int64_t{1} << 32)
                          .with_quick({std::int64_t{24} << 20})
                          .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{24} << 20}));
+    c.axes.push_back(axis::integers("set_aside_bytes", {0}, "L2 set aside for persisting lines (0: the hot table's size, "
+                                                            "capped at the device maximum)")
+                         .with_range(0, std::int64_t{1} << 32));
+    c.axes.push_back(axis::integers("hit_ratio_pct", {0}, "share of window accesses marked persisting, % (0: set-aside / window)")
+                         .with_range(0, 100));
     c.body = persistence_case;
     c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30); };
     c.baselines.push_back({"policy", std::string("normal"), "speedup_vs_normal", speedup});

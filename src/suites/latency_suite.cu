@@ -4,6 +4,7 @@
 // (`latency/global`), shared memory (`latency/shared`) and the constant bank
 // (`latency/constant`). Rows report cycles and ns per load; the report's findings split each
 // curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
+// Nanoseconds use the SM clock measured in the same case (core/sm_clock.cuh).
 
 #include "harness/registry.hpp"
 #include "harness/state.hpp"
@@ -13,6 +14,7 @@
 #include "memscope/constant/broadcast.cuh"
 #include "memscope/core/chase.hpp"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
 #include "memscope/texture/texture_object.cuh"
 
@@ -76,7 +78,10 @@ void report(case_state& st, const chase_stats& c, const std::function<void(unsig
   st.add_metric("cycles_per_load", c.median);
   st.add_metric("cycles_min", c.min);
   st.add_metric("cycles_max", c.max);
-  st.add_metric("ns_per_load", c.median / (st.device().sm_clock_khz * 1e-6));
+  // Nanoseconds at the clock the SMs run at now (%globaltimer against clock64), not the peak.
+  const double mhz = measure_sm_clock_mhz(st.stream());
+  st.add_metric("sm_clock_mhz", mhz);
+  st.add_metric("ns_per_load", mhz > 0 ? c.median / (mhz * 1e-3) : c.median / (st.device().sm_clock_khz * 1e-6));
   st.add_elements(timed_iters);
   device_buffer<unsigned long long> out(3);
   st.exec([&](cudaStream_t q) { timed(out.data(), q); });
