@@ -300,7 +300,8 @@ void latency(const results_doc& doc, std::vector<finding>& out) {
   for (const auto& key : order) {
     auto& c = curves[key];
     std::sort(c.begin(), c.end());
-    const auto levels = detect_levels(c);
+    // Three points at least: two neighbours within 12% on a rising stretch are a transition.
+    const auto levels = detect_levels(c, 0.12, 3);
     if (levels.empty()) continue;
     auto value = [&](double cycles) { return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0); };
     std::string text = key.rfind("shared", 0) == 0 || key.rfind("constant", 0) == 0
@@ -310,6 +311,19 @@ void latency(const results_doc& doc, std::vector<finding>& out) {
       for (std::size_t i = 0; i < levels.size(); ++i)
         text += fmt::format("{}level {}: {} up to {}", i ? "; " : "", i + 1, value(levels[i].cycles),
                             format_bytes(levels[i].last_bytes));
+    // Between two plateaus: the working sets where latency climbs (on Hopper, past the near L2
+    // partition: far-partition hits and DRAM misses mixed), reported as measured.
+    for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
+      double lo = 0, hi = 0, first = 0, last = 0;
+      for (const auto& [x, y] : c)
+        if (x > levels[i].last_bytes && x < levels[i + 1].first_bytes) {
+          if (first == 0) { first = x; lo = y; }
+          last = x;
+          hi = y;
+        }
+      if (first > 0)
+        text += fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
+    }
     out.push_back({"latency", fmt::format("pointer chase, {}: {}", key, text)});
   }
 }

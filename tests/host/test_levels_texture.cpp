@@ -83,3 +83,13 @@ TEST(Permutation, DependsOnTheSeed) {
   for (std::uint64_t k = 0; k < 1000; ++k) same += memscope::permute_index(k, 1000, 1) == memscope::permute_index(k, 1000, 2);
   EXPECT_LT(same, 20);
 }
+
+TEST(TextureReference, ATwoDimensionalTextureOfHeightOneStillBlendsWithTheBorderRows) {
+  // Found on the H200: a 1x1 2D texture in border mode, bilinear at (0.29, 0.26) texels, blends
+  // its texel with the zero border in x and in y.
+  texture::image tex{{2.0f}, 1, 1};
+  const auto f = tex.linear(0.29, 0.26, texture::address_mode::border);
+  EXPECT_NEAR(f.value, 2.0 * 0.79 * 0.76, 1e-12);
+  texture::image line{{2.0f}, 1, 1, true};
+  EXPECT_NEAR(line.linear(0.29, 0.26, texture::address_mode::border).value, 2.0 * 0.79, 1e-12);
+}

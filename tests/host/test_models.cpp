@@ -1,3 +1,4 @@
+#include "memscope/cache/bandwidth_reference.hpp"
 #include "memscope/core/chase.hpp"
 #include "memscope/global/coalescing_model.hpp"
 #include "memscope/shared/bank_model.hpp"
@@ -69,5 +70,23 @@ TEST(ChaseRing, OneCycleThroughEverySlot) {
     }
     EXPECT_EQ(at, 0u) << "the chase returns to its start after exactly `slots` loads";
     EXPECT_EQ(memscope::chase_position(ring, 0, slots), 0u);
+  }
+}
+
+TEST(CacheBandwidthReference, SlicesCoverTheBufferOnceAndSumItsWords) {
+  for (std::size_t vecs : {std::size_t{0}, std::size_t{1}, std::size_t{131}, std::size_t{132}, std::size_t{100003}}) {
+    std::size_t covered = 0, expect_begin = 0;
+    for (unsigned k = 0; k < 132; ++k) {
+      std::size_t begin = 0, end = 0;
+      memscope::cache::slice_bounds(vecs, 132, k, begin, end);
+      EXPECT_EQ(begin, expect_begin) << "vecs=" << vecs << " slice " << k;
+      covered += end - begin;
+      expect_begin = end;
+    }
+    EXPECT_EQ(covered, vecs);
+    std::uint32_t total = 0, want = 0;
+    for (auto s : memscope::cache::slice_sums(vecs, 132, 7)) total += s;
+    for (std::size_t w = 0; w < 4 * vecs; ++w) want += memscope::cache::buffer_word(7, w);
+    EXPECT_EQ(total, want) << "vecs=" << vecs;
   }
 }
