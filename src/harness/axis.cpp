@@ -202,6 +202,15 @@ std::vector<axis_point> expand(const std::vector<axis>& axes, axis_set set, cons
   return points;
 }
 
+std::vector<axis_value> octave_values(std::int64_t lo, std::int64_t hi, bool half_steps) {
+  std::vector<axis_value> v;
+  for (std::int64_t p = lo; p <= hi; p *= 2) {
+    v.emplace_back(p);
+    if (half_steps && p >= 2 && p + p / 2 <= hi) v.emplace_back(p + p / 2);
+  }
+  return v;
+}
+
 std::string format_axis_value(const axis& ax, const axis_value& v) {
   if (std::holds_alternative<std::string>(v)) return std::get<std::string>(v);
   const std::int64_t x = std::get<std::int64_t>(v);

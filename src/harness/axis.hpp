@@ -100,6 +100,10 @@ E choice(const char* const (&names)[N], const std::string& value) {
   throw std::invalid_argument("'" + value + "' is not one of this axis' values");
 }
 
+/// lo, 2 lo, 4 lo ... up to hi; with half_steps also 1.5x each (3 * 2^(k-1)): two points per
+/// octave, for sweeps that must place a capacity within a factor of 1.5.
+std::vector<axis_value> octave_values(std::int64_t lo, std::int64_t hi, bool half_steps = true);
+
 /// "2^30" for powers of two on pow2 axes, the plain number otherwise.
 std::string format_axis_value(const axis& ax, const axis_value& v);
 

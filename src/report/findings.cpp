@@ -416,20 +416,16 @@ void cache_config(const results_doc& doc, std::vector<finding>& out) {
 }
 
 void cache_control(const results_doc& doc, std::vector<finding>& out) {
-  std::string text;
-  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) {
-         return r.name == "persistence" && r.string_axis("policy") == "persisting";
-       }))
-    text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
-                        r->metric("speedup_vs_normal"));
-  if (!text.empty()) out.push_back({"cache_control", "L2 persisting window over the hot table, relative to none: " + text});
-  text.clear();
-  for (const auto* r : rows_of(doc, "cache_control", [](const case_result& r) {
-         return r.name == "persistence" && r.string_axis("policy") == "streaming";
-       }))
-    text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
-                        r->metric("speedup_vs_normal"));
-  if (!text.empty()) out.push_back({"cache_control", "the same window marked streaming (control), relative to none: " + text});
+  for (const auto& [policy, what] : {std::pair<const char*, const char*>{"persisting", "L2 persisting window over the hot table"},
+                                     {"streaming", "the same window marked streaming (control)"}}) {
+    std::string text;
+    for (const auto* r : rows_of(doc, "cache_control", [p = policy](const case_result& r) {
+           return r.name == "persistence" && r.string_axis("policy") == p;
+         }))
+      text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ",
+                          format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))), r->metric("speedup_vs_normal"));
+    if (!text.empty()) out.push_back({"cache_control", fmt::format("{}, relative to none: {}", what, text)});
+  }
   const auto hints = rows_of(doc, "cache_control", [](const case_result& r) { return r.name == "hints"; });
   const auto* b = best_by(hints, [](const case_result& r) { return r.metric("speedup_vs_default"); });
   const auto* w = best_by(hints, [](const case_result& r) { return -r.metric("speedup_vs_default"); });

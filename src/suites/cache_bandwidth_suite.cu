@@ -22,15 +22,6 @@ namespace cb = memscope::cache;
 
 const char* const sharing_names[] = {"same_buffer", "own_slice", "spread"};
 
-std::vector<axis_value> octaves(std::int64_t lo, std::int64_t hi) {
-  std::vector<axis_value> v;
-  for (std::int64_t p = lo; p <= hi; p *= 2) {
-    v.emplace_back(p);
-    if (p + p / 2 <= hi) v.emplace_back(p + p / 2);
-  }
-  return v;
-}
-
 template <cb::sharing S>
 void read_case(case_state& st, std::size_t bytes) {
   const std::size_t vecs = bytes / 16;
@@ -98,7 +89,7 @@ void register_cache_bandwidth(registry& reg) {
                                  "every SM reads the whole buffer; each its own slice; slices rotate between SMs"));
   axis ws = axis::integers("ws_bytes", {}, "buffer bytes (rounded down to 16-byte vectors)").with_range(16, std::int64_t{1} << 42);
   ws.kind = axis_kind::pow2;
-  ws.full = octaves(16384, std::int64_t{4} << 30);
+  ws.full = octave_values(16384, std::int64_t{4} << 30);
   for (std::int64_t p = 16384; p <= (std::int64_t{4} << 30); p *= 4) ws.quick.emplace_back(p);
   ws.verify = {std::int64_t{16}, std::int64_t{4112}, std::int64_t{1000016}, std::int64_t{3} << 22};
   c.axes.push_back(std::move(ws));

@@ -7,6 +7,7 @@
 
 #include "harness/registry.hpp"
 #include "harness/state.hpp"
+#include "suites/own_slice_common.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
@@ -40,29 +41,15 @@ void reuse_case(case_state& st) {
   const cc::split_setting setting = cc::parse_split(st.get_string("setting"));
   const auto window = static_cast<std::size_t>(st.get_int("window_bytes"));
   const auto smem = static_cast<std::size_t>(st.get_int("smem_bytes"));
-  const auto blocks = static_cast<unsigned>(st.device().sm_count);
   if (smem > st.device().shared_per_block_optin)
     st.skip("a block may allocate at most " + std::to_string(st.device().shared_per_block_optin) + " bytes of shared memory here");
   const auto kernel = cc::read_ws_kernel<cc::sharing::own_slice>;
   prepare_dynamic_smem(kernel, smem);
   cc::split_guard<decltype(kernel)> guard(kernel, setting);
-  const std::size_t vecs = window / 16 * blocks;
-  const unsigned passes = st.verify_only() ? 3 : 64;
-  const cudaStream_t s = st.stream();
-  device_buffer<std::uint32_t> words(vecs * 4), sums(blocks);
-  cc::fill_words(words.data(), words.size(), st.seed(), s);
-  const auto* buf = reinterpret_cast<const uint4*>(words.data());
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
-  cc::read_ws<cc::sharing::own_slice>(buf, vecs, passes, blocks, sums.data(), s, smem);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = sums.to_host();
-  const auto want = cc::slice_sums(vecs, blocks, st.seed());
-  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) { return want[b] * passes; }));
   cudaFuncAttributes attr{};
   MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
   st.add_metric("carveout_attribute", attr.preferredShmemCarveout);
-  st.add_bytes_read(std::uint64_t{16} * vecs * passes);
-  st.exec([&](cudaStream_t q) { cc::read_ws<cc::sharing::own_slice>(buf, vecs, passes, blocks, sums.data(), q, smem); });
+  own_slice_rereads(st, window, smem);
 }
 
 void matmul_case(case_state& st) {

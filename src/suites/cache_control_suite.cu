@@ -10,6 +10,7 @@
 
 #include "harness/registry.hpp"
 #include "harness/state.hpp"
+#include "suites/own_slice_common.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
@@ -121,22 +122,7 @@ const char* const load_hint_names[] = {"plain", "ca", "cg", "cs", "lu", "cv", "n
 
 template <ck::load_hint H>
 void l1_hint_case(case_state& st) {
-  const auto window = static_cast<std::size_t>(st.get_int("window_bytes"));
-  const auto blocks = static_cast<unsigned>(st.device().sm_count);
-  const std::size_t vecs = window / 16 * blocks;
-  const unsigned passes = st.verify_only() ? 3 : 64;
-  const cudaStream_t s = st.stream();
-  device_buffer<std::uint32_t> words(vecs * 4), sums(blocks);
-  ck::fill_words(words.data(), words.size(), st.seed(), s);
-  const auto* buf = reinterpret_cast<const uint4*>(words.data());
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
-  ck::read_ws<ck::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = sums.to_host();
-  const auto want = ck::slice_sums(vecs, blocks, st.seed());
-  st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) { return want[b] * passes; }));
-  st.add_bytes_read(std::uint64_t{16} * vecs * passes);
-  st.exec([&](cudaStream_t q) { ck::read_ws<ck::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), q); });
+  own_slice_rereads<H>(st, static_cast<std::size_t>(st.get_int("window_bytes")));
 }
 
 void l1_hints_case(case_state& st) {

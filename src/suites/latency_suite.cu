@@ -30,17 +30,6 @@ namespace tx = memscope::texture;
 
 const char* const path_names[] = {"default", "cg", "ldg", "texture"};
 
-/// 2^k and 3 * 2^(k-1) from `lo` to `hi`: two points per octave, enough to place a capacity
-/// within a factor of 1.5.
-std::vector<axis_value> sizes(std::int64_t lo, std::int64_t hi, bool half_steps = true) {
-  std::vector<axis_value> v;
-  for (std::int64_t p = lo; p <= hi; p *= 2) {
-    v.emplace_back(p);
-    if (half_steps && p + p / 2 <= hi && p >= 2) v.emplace_back(p + p / 2);
-  }
-  return v;
-}
-
 struct chase_stats {
   double median = 0, min = 0, max = 0;
 };
@@ -95,10 +84,11 @@ void global_chase(case_state& st, std::uint64_t slots) {
   tx::limits lim;
   if constexpr (P == lt::load_path::texture) {
     lim = tx::limits::query(st.device().ordinal);
-    if (static_cast<long long>(slots * lt::policy::slot_words) > lim.linear_1d)  // checked before the ring is allocated
-      st.skip("a texture over " + std::to_string(slots * lt::policy::slot_words * 4) +
-              " bytes exceeds this GPU's 1D linear texture limit of " + std::to_string(lim.linear_1d) +
-              " texels (cudaDevAttrMaxTexture1DLinearWidth)");
+    try {
+      tx::check_linear_size(slots * lt::policy::slot_words, lim);  // before the ring is allocated
+    } catch (const tx::too_large& e) {
+      st.skip(e.what());
+    }
   }
   device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
   ring.poison(s);
@@ -175,8 +165,8 @@ void register_latency(registry& reg) {
                                    "ld.global (L1 and L2), ld.global.cg (L2 only), __ldg (read-only path), tex1Dfetch"));
     axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte sector").with_range(64, std::int64_t{1} << 34);
     ws.kind = axis_kind::pow2;
-    ws.full = sizes(1024, std::int64_t{4} << 30);
-    ws.quick = sizes(1024, std::int64_t{4} << 30, false);
+    ws.full = octave_values(1024, std::int64_t{4} << 30);
+    ws.quick = octave_values(1024, std::int64_t{4} << 30, false);
     ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20};
     c.axes.push_back(std::move(ws));
     c.body = global_case;
@@ -190,7 +180,7 @@ void register_latency(registry& reg) {
     c.summary = "one-thread pointer chase in shared memory, 1 KB up to the per-block limit";
     axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte slot").with_range(64, std::int64_t{1} << 20);
     ws.kind = axis_kind::pow2;
-    ws.full = sizes(1024, 128 * 1024);
+    ws.full = octave_values(1024, 128 * 1024);
     ws.full.emplace_back(std::int64_t{224} * 1024);
     ws.quick = {std::int64_t{1024}, std::int64_t{32768}};
     ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}};
@@ -205,8 +195,8 @@ void register_latency(registry& reg) {
     c.summary = "one-thread pointer chase through the 64 KB constant bank (64-byte steps)";
     axis ws = axis::integers("ws_bytes", {}, "bytes of the constant bank chased").with_range(128, 65536);
     ws.kind = axis_kind::pow2;
-    ws.full = sizes(256, 65536);
-    ws.quick = sizes(1024, 65536, false);
+    ws.full = octave_values(256, 65536);
+    ws.quick = octave_values(1024, 65536, false);
     ws.verify = {std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}};
     c.axes.push_back(std::move(ws));
     c.body = constant_case;

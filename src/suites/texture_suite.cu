@@ -87,20 +87,42 @@ void check_fetches(case_state& st, const tx::image& img, const tx::texture_objec
   st.check(verify_result::fail(os.str()));
 }
 
+/// Texel i of a test texture: a uniform float, or a byte.
+template <class T>
+T make_texel(std::uint64_t seed, std::size_t i) {
+  if constexpr (std::is_same_v<T, float>) return hash_uniform(seed, i);
+  else return static_cast<T>(hash_u32(seed, i) & 0xFF);
+}
+
+/// What a fetch of texel t returns: the float itself, or byte / 255 in normalised-float mode.
+template <class T>
+float texel_value(T t) {
+  if constexpr (std::is_same_v<T, float>) return t;
+  else return static_cast<float>(t) / 255.0f;
+}
+
+/// A texture over linear memory, or the case skips with the device limit it exceeds.
+template <class T>
+tx::texture_object linear_texture_or_skip(case_state& st, const T* d_data, std::size_t count, const tx::sampler& smp = {}) {
+  try {
+    return tx::linear_texture(d_data, count, smp, tx::limits::query(st.device().ordinal));
+  } catch (const tx::too_large& e) {
+    st.skip(e.what());
+  }
+}
+
 template <class T>
 void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, long long h) {
   const auto lim = tx::limits::query(st.device().ordinal);
   const std::uint64_t seed = st.seed();
-  // Texels: uniform floats, or bytes read back as byte / 255 in normalised-float mode.
   std::vector<T> host(static_cast<std::size_t>(w * h));
   tx::image img;
   img.width = w;
   img.height = h;
   img.texels.resize(host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
-    if constexpr (std::is_same_v<T, float>) host[i] = hash_uniform(seed, i);
-    else host[i] = static_cast<T>(hash_u32(seed, i) & 0xFF);
-    img.texels[i] = std::is_same_v<T, float> ? static_cast<float>(host[i]) : static_cast<float>(host[i]) / 255.0f;
+    host[i] = make_texel<T>(seed, i);
+    img.texels[i] = texel_value(host[i]);
   }
   std::unique_ptr<tx::cuda_array<T>> array;
   std::unique_ptr<tx::pitch2d_buffer<T>> pitched;
@@ -135,23 +157,16 @@ void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, l
 template <class T>
 void fetch_linear(case_state& st, const tx::sampler& smp, long long count) {
   const cudaStream_t s = st.stream();
-  const auto lim = tx::limits::query(st.device().ordinal);
   const std::uint64_t seed = st.seed();
   std::vector<T> host(static_cast<std::size_t>(count));
   std::vector<float> value(host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
-    if constexpr (std::is_same_v<T, float>) host[i] = hash_uniform(seed, i);
-    else host[i] = static_cast<T>(hash_u32(seed, i) & 0xFF);
-    value[i] = std::is_same_v<T, float> ? static_cast<float>(host[i]) : static_cast<float>(host[i]) / 255.0f;
+    host[i] = make_texel<T>(seed, i);
+    value[i] = texel_value(host[i]);
   }
   device_buffer<T> data(host.size());
   data.from_host(host);
-  tx::texture_object t;
-  try {
-    t = tx::linear_texture(data.data(), data.size(), smp, lim);
-  } catch (const tx::too_large& e) {
-    st.skip(e.what());
-  }
+  const tx::texture_object t = linear_texture_or_skip(st, data.data(), data.size(), smp);
   // Indices from -8 to count + 8: outside the texture, tex1Dfetch reads 0.
   const std::size_t n = st.verify_only() ? 4099 : (std::size_t{1} << 20);
   std::vector<int> idx(n);
@@ -205,13 +220,7 @@ void gather_case(case_state& st) {
   device_buffer<float> table(n), out(count);
   fill_hash(table.data(), n, seed, fill_kind::uniform, s);
   tx::texture_object t;
-  if (S == tx::source::texture) {
-    try {
-      t = tx::linear_texture(table.data(), n, {}, tx::limits::query(st.device().ordinal));
-    } catch (const tx::too_large& e) {
-      st.skip(e.what());
-    }
-  }
+  if (S == tx::source::texture) t = linear_texture_or_skip(st, table.data(), n);
   out.poison(s);
   tx::gather<S, P>(table.data(), t.get(), n, count, seed, out.data(), s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
@@ -231,13 +240,7 @@ void latency_case(case_state& st) {
   device_buffer<float> zeros(n);
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(zeros.data(), 0, zeros.bytes(), s));
   tx::texture_object t;
-  if (S == tx::source::texture) {
-    try {
-      t = tx::linear_texture(zeros.data(), n, {}, tx::limits::query(st.device().ordinal));
-    } catch (const tx::too_large& e) {
-      st.skip(e.what());
-    }
-  }
+  if (S == tx::source::texture) t = linear_texture_or_skip(st, zeros.data(), n);
   device_buffer<unsigned long long> out(33);
   out.poison(s);
   tx::pattern_latency<S, P>(zeros.data(), t.get(), n, iters, st.seed(), out.data(), s);

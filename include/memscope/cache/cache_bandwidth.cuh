@@ -19,6 +19,7 @@
 #include "memscope/core/launch.cuh"
 #include "memscope/core/random.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -40,7 +41,7 @@ __global__ void fill_words_kernel(std::uint32_t* out, std::size_t count, std::ui
 
 inline void fill_words(std::uint32_t* out, std::size_t count, std::uint64_t seed, cudaStream_t s) {
   if (count == 0) return;
-  const auto blocks = static_cast<unsigned>(ceil_div(count, 256) < 65536 ? ceil_div(count, 256) : 65536);
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(count, 256), 65536));
   fill_words_kernel<><<<blocks, 256, 0, s>>>(out, count, seed);
   MEMSCOPE_CHECK_LAUNCH("fill_words_kernel");
 }

@@ -13,6 +13,7 @@
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -57,7 +58,7 @@ __global__ void __launch_bounds__(policy::build_threads)
 /// Writes the ring of `slots` slots (slots * 8 words) for `seed`.
 inline void build_ring(std::uint32_t* ring, std::uint64_t slots, std::uint64_t seed, cudaStream_t s) {
   if (slots == 0) return;
-  const auto blocks = static_cast<unsigned>(ceil_div(slots, policy::build_threads) < 65536 ? ceil_div(slots, policy::build_threads) : 65536);
+  const auto blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(slots, policy::build_threads), 65536));
   build_ring_kernel<><<<blocks, policy::build_threads, 0, s>>>(ring, slots, seed);
   MEMSCOPE_CHECK_LAUNCH("build_ring_kernel");
 }

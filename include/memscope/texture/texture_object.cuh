@@ -163,12 +163,17 @@ class texture_object {
   cudaTextureObject_t object_ = 0;
 };
 
-/// `count` texels of linear memory (read with tex1Dfetch: integer indices, point sampling).
-template <class T>
-texture_object linear_texture(const T* d_data, std::size_t count, const sampler& s, const limits& lim) {
+/// Checks a 1D linear texture's size before its memory is allocated.
+inline void check_linear_size(std::size_t count, const limits& lim) {
   if (static_cast<long long>(count) > lim.linear_1d)
     throw too_large("a 1D linear texture of " + std::to_string(count) + " texels exceeds this GPU's limit of " +
                     std::to_string(lim.linear_1d) + " (cudaDevAttrMaxTexture1DLinearWidth)");
+}
+
+/// `count` texels of linear memory (read with tex1Dfetch: integer indices, point sampling).
+template <class T>
+texture_object linear_texture(const T* d_data, std::size_t count, const sampler& s, const limits& lim) {
+  check_linear_size(count, lim);
   cudaResourceDesc r{};
   r.resType = cudaResourceTypeLinear;
   r.res.linear.devPtr = const_cast<T*>(d_data);
