@@ -4,6 +4,7 @@
 // measured on a GPU (the user's results, or the bundled H200 profile), and where memscope shows
 // it (header and suite). Pure C++.
 
+#include "harness/registry.hpp"
 #include "harness/results.hpp"
 
 #include <cstdint>
@@ -30,12 +31,14 @@ struct answer {
   std::string memory;     // "constant memory", "shared memory", ...
   std::string technique;  // what to write
   std::string reason;
-  std::vector<std::string> evidence;  // measured figures, each naming its source row
-  std::string header, suite;          // where memscope demonstrates it
+  std::vector<std::string> evidence;  // measured figures, each naming its source
+  std::string header;                 // where memscope demonstrates it
+  std::string suite;                  // the suites whose facts were cited, comma-separated
 };
 
 /// Throws usage_error for contradictory or missing facts. `profile` may be null (no figures).
-answer advise(const query& q, const results_doc* profile);
+/// Figures come from the facts the suites of `reg` declare (questions.hpp names them).
+answer advise(const query& q, const results_doc* profile, const registry& reg);
 
 /// Parses "uniform"/"coalesced"/"irregular" and "thread"/"block"/"grid"; throws usage_error.
 warp_access parse_access(const std::string& s);

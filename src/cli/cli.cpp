@@ -47,7 +47,7 @@ std::string join_args(int argc, char** argv) {
 
 std::vector<std::string> finding_lines(const results_doc& doc) {
   std::vector<std::string> lines;
-  for (const auto& f : report::findings(doc)) lines.push_back(f.suite + ": " + f.text);
+  for (const auto& f : report::findings(doc, builtin_registry())) lines.push_back(f.suite + ": " + f.text);
   return lines;
 }
 
@@ -125,28 +125,41 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
     for (const auto& l : found) std::cout << "  " << l << '\n';
   }
   if (!f.json_path.empty()) save_results(doc, f.json_path);
-  write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc); });
+  write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
   write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
   std::cout << summary_line(doc) << std::endl;
   return all_passed(doc) ? exit_ok : exit_check_failed;
 }
 
+/// A results file read and brought up to the current format by its suites.
+results_doc load_current(const std::string& path) {
+  auto doc = load_results(path);
+  upgrade(doc, builtin_registry());
+  return doc;
+}
+
+std::optional<results_doc> bundled_current() {
+  auto doc = bundled_profile();
+  if (doc) upgrade(*doc, builtin_registry());
+  return doc;
+}
+
 /// The given results files merged, or the bundled H200 profile when none is given.
 results_doc load_docs(const std::vector<std::string>& paths) {
   if (paths.empty()) {
-    if (auto p = bundled_profile()) return *p;
+    if (auto p = bundled_current()) return *p;
     throw usage_error("no results file given and no reference profile is bundled in this build");
   }
   std::vector<results_doc> docs;
-  for (const auto& p : paths) docs.push_back(load_results(p));
+  for (const auto& p : paths) docs.push_back(load_current(p));
   return merge(docs);
 }
 
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
   if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
   const results_doc doc = load_docs(files);
-  write_file(html, [&](std::ostream& o) { o << report::render_html(doc); });
+  write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
             << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
@@ -155,7 +168,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
 }
 
 int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set) {
-  const results_doc a = load_results(a_path), b = load_results(b_path);
+  const results_doc a = load_current(a_path), b = load_current(b_path);
   const auto c = report::compare(a, b);
   report::print(c, a, b, std::cout);
   if (fail_set) {
@@ -183,12 +196,12 @@ int do_advise(const advise_flags& f) {
   std::optional<results_doc> profile;
   std::string source;
   if (!f.results.empty()) {
-    profile = load_results(f.results);
+    profile = load_current(f.results);
     source = f.results;
-  } else if ((profile = bundled_profile())) {
+  } else if ((profile = bundled_current())) {
     source = std::string(bundled_profile_source()) + " (bundled)";
   }
-  const auto a = advise::advise(q, profile ? &*profile : nullptr);
+  const auto a = advise::advise(q, profile ? &*profile : nullptr, builtin_registry());
   std::cout << "use:        " << a.memory << "\n"
             << "how:        " << a.technique << "\n"
             << "why:        " << a.reason << "\n";

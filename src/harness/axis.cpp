@@ -24,6 +24,16 @@ axis axis::pow2(std::string name, std::vector<int> exponents, std::string descri
   return a;
 }
 
+axis axis::octaves(std::string name, std::int64_t lo, std::int64_t hi, std::string description) {
+  axis a;
+  a.name = std::move(name);
+  a.kind = axis_kind::pow2;
+  a.description = std::move(description);
+  a.full = octave_values(lo, hi);
+  a.quick = octave_values(lo, hi, false);
+  return a;
+}
+
 axis axis::strings(std::string name, std::vector<std::string> values, std::string description) {
   axis a;
   a.name = std::move(name);

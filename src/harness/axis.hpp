@@ -42,7 +42,11 @@ struct axis {
   /// Values are exponents: pow2("bytes", {28, 30}) means 2^28 and 2^30.
   static axis pow2(std::string name, std::vector<int> exponents, std::string description = {});
   static axis strings(std::string name, std::vector<std::string> values, std::string description = {});
+  /// A size sweep from lo to hi, two points per octave (one per octave for --quick), shown as
+  /// powers of two; values between lo_limit and hi_limit may be given with --axis.
+  static axis octaves(std::string name, std::int64_t lo, std::int64_t hi, std::string description = {});
 
+  axis& with_full(std::vector<axis_value> v) { full = std::move(v); return *this; }
   axis& with_quick(std::vector<axis_value> v) { quick = std::move(v); return *this; }
   axis& with_verify(std::vector<axis_value> v) { verify = std::move(v); return *this; }
   axis& with_range(std::int64_t lo, std::int64_t hi) { min_value = lo; max_value = hi; return *this; }

@@ -27,6 +27,28 @@ void registry::add(case_def c) {
   cases_.push_back(std::move(c));
 }
 
+suite_info& registry::suite(const std::string& name) {
+  if (name.empty()) throw std::logic_error("a suite needs a name");
+  for (auto& s : suite_infos_)
+    if (s.name == name) return s;
+  suite_infos_.push_back({});
+  suite_infos_.back().name = name;
+  return suite_infos_.back();
+}
+
+const suite_info* registry::find_suite(const std::string& name) const {
+  for (const auto& s : suite_infos_)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const present::fact_def* registry::find_fact(const std::string& name) const {
+  for (const auto& s : suite_infos_)
+    for (const auto& f : s.facts)
+      if (f.name == name) return &f;
+  return nullptr;
+}
+
 std::vector<std::string> registry::suites() const {
   std::vector<std::string> out;
   for (const auto& c : cases_)
@@ -64,6 +86,13 @@ std::vector<const case_def*> registry::select(const std::vector<std::string>& pa
   for (std::size_t i = 0; i < cases_.size(); ++i)
     if (taken[i]) out.push_back(&cases_[i]);
   return out;
+}
+
+void upgrade(results_doc& doc, const registry& reg) {
+  if (doc.format_version >= results_format_version) return;
+  for (auto& r : doc.results)
+    if (const auto* s = reg.find_suite(r.suite); s && s->upgrade) s->upgrade(r, doc.format_version);
+  doc.format_version = results_format_version;
 }
 
 void check_overrides(const std::vector<const case_def*>& cases, const std::vector<axis_override>& overrides) {

@@ -2,6 +2,9 @@
 // Suites register their cases here; the CLI selects them by pattern. Pure C++.
 
 #include "harness/axis.hpp"
+#include "present/chart_spec.hpp"
+#include "present/fact.hpp"
+#include "present/findings.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -42,12 +45,33 @@ struct case_def {
   std::string id() const { return suite + "/" + name; }
 };
 
+/// What a suite says about its own rows: its charts, its finding rules, the facts the advisor
+/// may ask for, and how rows of older results formats are read (declared in src/suites/).
+struct suite_info {
+  std::string name;
+  std::string summary;
+  std::vector<present::chart_spec> charts;
+  std::vector<present::finding_rule> findings;
+  std::vector<present::fact_def> facts;
+  /// Brings a row of an older results format up to the current one (enum ordinals to labels).
+  std::function<void(case_result&, int from_version)> upgrade;
+};
+
 class registry {
  public:
   /// Throws std::logic_error on a duplicate id or a case without body.
   void add(case_def c);
   const std::vector<case_def>& cases() const { return cases_; }
+  case_def& case_at(std::size_t i) { return cases_.at(i); }
   std::vector<std::string> suites() const;
+
+  /// The suite's presentation, created empty on first use. Throws std::logic_error on an empty name.
+  suite_info& suite(const std::string& name);
+  /// Null for a suite this registry does not know (rows of a newer memscope, say).
+  const suite_info* find_suite(const std::string& name) const;
+  const std::vector<suite_info>& suite_infos() const { return suite_infos_; }
+  /// The fact of that name, or null. Fact names are unique across suites.
+  const present::fact_def* find_fact(const std::string& name) const;
 
   /// Cases matching any pattern, in registration order. A pattern is a glob over the suite
   /// name or over "suite/case"; an empty list selects `defaults` (or everything when that is empty).
@@ -57,7 +81,12 @@ class registry {
 
  private:
   std::vector<case_def> cases_;
+  std::vector<suite_info> suite_infos_;
 };
+
+/// Brings the rows of an older results format up to the current one through each suite's
+/// upgrade hook, and marks the document current. A no-op for current documents.
+void upgrade(results_doc& doc, const registry& reg);
 
 /// Checks that every --axis names an axis of at least one selected case.
 void check_overrides(const std::vector<const case_def*>& cases, const std::vector<axis_override>& overrides);

@@ -24,6 +24,11 @@ double case_result::metric(const std::string& metric_name) const {
   return it == metrics.end() ? std::nan("") : it->second;
 }
 
+std::string case_result::label(const std::string& label_name) const {
+  const auto it = labels.find(label_name);
+  return it == labels.end() ? std::string() : it->second;
+}
+
 const char* to_string(case_status s) {
   switch (s) {
     case case_status::ok: return "ok";
@@ -122,6 +127,7 @@ json result_to_json(const case_result& r) {
       {"bytes_read", r.bytes_read}, {"bytes_written", r.bytes_written}, {"elements", r.elements},
       {"metrics", r.metrics},
   };
+  if (!r.labels.empty()) j["labels"] = r.labels;
   if (r.timed) {
     j["samples"] = {{"count", r.stats.count}, {"median_s", r.stats.median}, {"min_s", r.stats.min},
                     {"max_s", r.stats.max},   {"mean_s", r.stats.mean},     {"stdev_s", r.stats.stdev},
@@ -150,6 +156,7 @@ case_result result_from_json(const json& j) {
   r.bytes_written = j.at("bytes_written").get<std::uint64_t>();
   r.elements = j.at("elements").get<std::uint64_t>();
   r.metrics = j.value("metrics", std::map<std::string, double>{});
+  r.labels = j.value("labels", std::map<std::string, std::string>{});
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
     r.timed = true;
@@ -209,9 +216,9 @@ results_doc results_from_json(const json& j) {
   if (!j.is_object() || j.value("format", "") != results_format_name)
     throw results_error("not a memscope results file (no \"format\": \"memscope-results\")");
   const int version = j.value("format_version", -1);
-  if (version != results_format_version)
+  if (version < results_oldest_format_version || version > results_format_version)
     throw results_error("results format version " + std::to_string(version) + " is not supported (this memscope reads " +
-                        std::to_string(results_format_version) + ")");
+                        std::to_string(results_oldest_format_version) + " to " + std::to_string(results_format_version) + ")");
   try {
     results_doc doc;
     doc.format_version = version;

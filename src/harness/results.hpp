@@ -16,7 +16,10 @@
 
 namespace memscope {
 
-inline constexpr int results_format_version = 1;
+/// 2: rows carry `labels` (typed strings such as a plan's name) where version 1 stored enum
+/// ordinals as metrics; version 1 files are still read and brought up to date by their suites.
+inline constexpr int results_format_version = 2;
+inline constexpr int results_oldest_format_version = 1;
 inline constexpr const char* results_format_name = "memscope-results";
 
 enum class case_status { ok, fail, skipped, error };
@@ -43,6 +46,7 @@ struct case_result {
   double elements_per_s = 0;
   double fraction_of_copy = 0;  // gbps / same-run device-to-device copy gbps
   std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
+  std::map<std::string, std::string> labels;  // suite-specific names ("plan": "split cluster of 2")
 
   std::string id() const { return suite + "/" + name; }
   /// The value of an integer axis, if the row has one of that name.
@@ -51,6 +55,8 @@ struct case_result {
   std::string string_axis(const std::string& axis_name) const;
   /// metrics[name], or NaN when the row lacks it.
   double metric(const std::string& metric_name) const;
+  /// labels[name], or "" when the row lacks it.
+  std::string label(const std::string& label_name) const;
 };
 
 struct results_doc {

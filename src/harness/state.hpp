@@ -52,6 +52,8 @@ class case_state {
   void add_bytes_written(std::uint64_t b) { result_.bytes_written += b; }
   void add_elements(std::uint64_t n) { result_.elements += n; }
   void add_metric(const std::string& name, double value) { result_.metrics[name] = value; }
+  /// A typed name for the row (a plan, a chosen strategy), never an ordinal stored as a number.
+  void add_label(const std::string& name, std::string value) { result_.labels[name] = std::move(value); }
 
   /// Records one verification; any failure makes the row FAIL. A case that never calls this
   /// also fails: nothing is reported unverified.

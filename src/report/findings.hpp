@@ -1,8 +1,8 @@
 #pragma once
-// Per-suite findings, derived from the rows of a results document: the sentences a reader wants
-// first (best kernel against CUB or the copy ceiling, detected cache levels, fitted costs).
-// Computed, never stored, so every results file, old or new, gets them.
+// Findings of a results document: each suite's finding rules (declared beside its cases) run
+// over its rows. Computed, never stored, so every results file, old or new, gets them.
 
+#include "harness/registry.hpp"
 #include "harness/results.hpp"
 
 #include <string>
@@ -15,6 +15,7 @@ struct finding {
   std::string text;
 };
 
-std::vector<finding> findings(const results_doc& doc);
+/// In the registry's suite order; suites the registry does not know get none.
+std::vector<finding> findings(const results_doc& doc, const registry& reg);
 
 }  // namespace memscope::report

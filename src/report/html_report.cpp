@@ -2,7 +2,7 @@
 
 #include "harness/text_output.hpp"
 #include "report/findings.hpp"
-#include "report/suite_charts.hpp"
+#include "report/charts.hpp"
 #include "report/svg_chart.hpp"
 
 #include <fmt/format.h>
@@ -17,6 +17,8 @@ const char* const style = R"css(
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;background:#f4f5f7;color:#111827}
 header{background:#111827;color:#fff;padding:18px 32px}header h1{margin:0;font-size:22px}
 header p{margin:4px 0 0;color:#9ca3af;font-size:13px}
+header details{font-size:12px;color:#9ca3af;margin-top:4px}header details summary{color:#93c5fd;margin:0}
+header code{color:#d1d5db;white-space:pre-wrap;word-break:break-all}
 main{padding:16px 32px;max-width:1280px}
 section{background:#fff;border-radius:8px;padding:16px 20px;margin:16px 0;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 h2{margin:0 0 8px;font-size:18px}.cards{display:flex;flex-wrap:wrap;gap:10px}
@@ -84,17 +86,9 @@ std::string table(const std::vector<const case_result*>& rows) {
 
 }  // namespace
 
-std::vector<double> level_edges(std::vector<std::pair<double, double>> curve, double factor) {
-  std::sort(curve.begin(), curve.end());
-  std::vector<double> edges;
-  for (std::size_t i = 1; i < curve.size(); ++i)
-    if (curve[i - 1].second > 0 && curve[i].second > factor * curve[i - 1].second) edges.push_back(curve[i - 1].first);
-  return edges;
-}
-
-std::string render_html(const results_doc& doc) {
+std::string render_html(const results_doc& doc, const registry& reg) {
   std::vector<std::string> order;
-  std::map<std::string, suite_rows> by_suite;
+  std::map<std::string, std::vector<const case_result*>> by_suite;
   for (const auto& r : doc.results) {
     if (!by_suite.count(r.suite)) order.push_back(r.suite);
     by_suite[r.suite].push_back(&r);
@@ -104,12 +98,16 @@ std::string render_html(const results_doc& doc) {
 
   std::string o = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>memscope report: " +
                   html_escape(doc.device.name) + "</title><style>" + style + "</style></head><body>";
-  o += fmt::format("<header><h1>memscope: the memory hierarchy of {}</h1><p>memscope {} ({}) &middot; {} &middot; <code>{}</code> "
-                   "&middot; <span class=\"{}\">{} passed, {} failed</span></p></header><main>",
-                   html_escape(doc.device.name), html_escape(doc.tool_version), html_escape(doc.commit),
-                   html_escape(doc.created_utc), html_escape(doc.command), failed ? "bad" : "ok", passed, failed);
+  // The device and the date up front; how the figures were made folded away below them.
+  o += fmt::format("<header><h1>memscope: the memory hierarchy of {}</h1><p>{} &middot; measured {} &middot; "
+                   "<span class=\"{}\">{} passed, {} failed</span></p>"
+                   "<details><summary>how these figures were made</summary><p>memscope {} (commit {}), results format {}</p>"
+                   "<p><code>{}</code></p></details></header><main>",
+                   html_escape(doc.device.name), html_escape(fmt::format("sm_{}{}, {} SMs", doc.device.cc_major, doc.device.cc_minor, doc.device.sm_count)),
+                   html_escape(doc.created_utc.substr(0, 10)), failed ? "bad" : "ok", passed, failed,
+                   html_escape(doc.tool_version), html_escape(doc.commit), doc.format_version, html_escape(doc.command));
   o += device_section(doc);
-  const auto all_findings = findings(doc);
+  const auto all_findings = findings(doc, reg);
   for (const auto& suite : order) {
     const auto& rows = by_suite[suite];
     o += fmt::format("<section id=\"suite-{0}\"><h2>{0}</h2>", html_escape(suite));
@@ -117,7 +115,7 @@ std::string render_html(const results_doc& doc) {
     for (const auto& f : all_findings)
       if (f.suite == suite) items += "<li>" + html_escape(f.text) + "</li>";
     if (!items.empty()) o += "<ul class=\"findings\">" + items + "</ul>";
-    for (const auto& svg : charts_for(suite, rows, doc)) o += svg;
+    for (const auto& svg : charts_for(reg.find_suite(suite), present::suite_view{doc, suite})) o += svg;
     o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 ? " open" : "",
                      rows.size(), table(rows));
   }

@@ -3,6 +3,7 @@
 // scripts) with the device card, the ceilings, and for each suite its table and the chart that
 // fits it.
 
+#include "harness/registry.hpp"
 #include "harness/results.hpp"
 
 #include <string>
@@ -11,10 +12,7 @@
 
 namespace memscope::report {
 
-std::string render_html(const results_doc& doc);
-
-/// Where a sorted (x, y) curve jumps by more than `factor` between neighbours: the x just
-/// before each jump, i.e. the last working set that still fits a level. For latency plateaus.
-std::vector<double> level_edges(std::vector<std::pair<double, double>> curve, double factor = 1.5);
+/// Each suite's findings and charts come from what `reg` declares for it.
+std::string render_html(const results_doc& doc, const registry& reg);
 
 }  // namespace memscope::report

@@ -2,7 +2,13 @@
 // triad, write-only and read-only kernels on float and on 16-byte float4 elements, over
 // arrays well past the L2. Every launch's output is checked against a CPU reference first.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -135,45 +141,74 @@ std::function<std::uint64_t(const axis_point&)> arrays(int count) {
   return [count](const axis_point& p) { return static_cast<std::uint64_t>(count) * p.get_int("bytes"); };
 }
 
-case_def make(std::string name, std::string summary, bool typed, int arrays_used,
-              std::function<void(case_state&)> body, bool kernel_variants = false) {
-  case_def c;
-  c.suite = "bandwidth";
-  c.name = std::move(name);
-  c.summary = std::move(summary);
-  if (kernel_variants) c.axes.push_back(kernel_axis());
-  if (typed) c.axes.push_back(type_axis());
-  c.axes.push_back(bytes_axis());
-  c.body = std::move(body);
-  c.footprint = arrays(arrays_used);
-  return c;
+void declare(suite& s, std::string name, std::string summary, bool typed, int arrays_used,
+             std::function<void(case_state&)> body, bool kernel_variants = false) {
+  auto c = s.add(std::move(name), std::move(body));
+  c.summary(std::move(summary));
+  if (kernel_variants) c.axis(kernel_axis());
+  if (typed) c.axis(type_axis());
+  c.axis(bytes_axis()).footprint(arrays(arrays_used));
+}
+
+/// Best copy kernel against cudaMemcpy; read-only and write-only traffic against the ceiling.
+void bandwidth_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto size = present::largest(v.rows(), "bytes");
+  auto at_size = [&](const std::string& name) { return v.rows(present::where(name, {{"bytes", size}})); };
+  if (const auto* b = present::best_by(at_size("copy"), present::gbps()))
+    out.push_back(fmt::format("best copy kernel at {} per array: {} ({}), {:.0f} GB/s = {:.3f}x the same-run "
+                              "cudaMemcpy ceiling", format_bytes(static_cast<double>(size)), b->name, b->variant, b->gbps,
+                              b->fraction_of_copy));
+  for (const char* name : {"read", "write"})
+    if (const auto* b = present::best_by(at_size(name), present::gbps()))
+      out.push_back(fmt::format("{}-only traffic: {:.0f} GB/s = {:.3f}x the copy ceiling ({:.0f}% of the theoretical {:.0f} GB/s)",
+                                name, b->gbps, b->fraction_of_copy,
+                                100 * b->gbps / std::max(1.0, v.doc.device.theoretical_dram_gbps),
+                                v.doc.device.theoretical_dram_gbps));
 }
 
 }  // namespace
 
 void register_bandwidth(registry& reg) {
+  suite s{reg, "bandwidth", "STREAM-like ceilings"};
   constexpr double exact = 0.0;
   constexpr double one_rounding = 1.2e-7;  // 2^-23: one float rounding, relative
-  reg.add(make("memcpy", "cudaMemcpyAsync device-to-device (the ceiling's own method)", false, 2, memcpy_case));
-  reg.add(make("copy", "b[i] = a[i]", true, 2, [=](case_state& st) {
+  declare(s, "memcpy", "cudaMemcpyAsync device-to-device (the ceiling's own method)", false, 2, memcpy_case);
+  declare(s, "copy", "b[i] = a[i]", true, 2, [=](case_state& st) {
     map_case(st, bw::copy_op{}, [](double a, double) { return ref::copy(a); }, exact, exact);
-  }, true));
-  reg.add(make("scale", "b[i] = s * a[i]", true, 2, [=](case_state& st) {
+  }, true);
+  declare(s, "scale", "b[i] = s * a[i]", true, 2, [=](case_state& st) {
     map_case(st, bw::scale_op{scalar}, [](double a, double) { return ref::scale(scalar, a); }, one_rounding, 0.0);
-  }));
-  reg.add(make("add", "c[i] = a[i] + b[i]", true, 3, [=](case_state& st) {
+  });
+  declare(s, "add", "c[i] = a[i] + b[i]", true, 3, [=](case_state& st) {
     map_case(st, bw::add_op{}, [](double a, double b) { return ref::add(a, b); }, one_rounding, 0.0);
-  }));
+  });
   // Triad may compile to one FMA or to a multiply and an add: allow an absolute rounding too.
-  reg.add(make("triad", "c[i] = a[i] + s * b[i]", true, 3, [=](case_state& st) {
+  declare(s, "triad", "c[i] = a[i] + s * b[i]", true, 3, [=](case_state& st) {
     map_case(st, bw::triad_op{scalar}, [](double a, double b) { return ref::triad(a, scalar, b); }, one_rounding,
              2 * one_rounding);
-  }));
-  reg.add(make("write", "a[i] = v (write-only)", true, 1, [=](case_state& st) {
+  });
+  declare(s, "write", "a[i] = v (write-only)", true, 1, [=](case_state& st) {
     const float v = hash_uniform(st.seed() ^ 0xABCDEFull, 0);
     map_case(st, bw::write_op{v}, [v](double, double) { return static_cast<double>(v); }, exact, exact);
-  }));
-  reg.add(make("read", "sum of a[i] (read-only)", true, 1, read_case));
+  });
+  declare(s, "read", "sum of a[i] (read-only)", true, 1, read_case);
+
+  auto c = present::gbps_bars("STREAM-like kernels at {fixed} per array",
+                              [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },
+                              present::case_is("memcpy"), "cudaMemcpy device-to-device");
+  c.fixed_axis = "bytes";
+  c.fixed_is_bytes = true;
+  s.chart(c).finding(bandwidth_findings);
+  s.fact(advise::question::streaming_read, "coalesced 16-byte reads streaming from DRAM",
+         [](const present::suite_view& v, std::optional<double>) -> std::optional<present::fact_value> {
+           const auto rows = v.rows(present::where("read", {{"type", std::string("f32x4")}}));
+           const auto* r = present::best_by(rows, [&](const case_result& x) {
+             return x.int_axis("bytes") == present::largest(rows, "bytes") ? x.gbps : std::nan("");
+           });
+           if (!r) return std::nullopt;
+           return present::fact_value{fmt::format("coalesced 16-byte reads stream at {:.0f} GB/s ({:.3f}x the copy ceiling)",
+                                                  r->gbps, r->fraction_of_copy), r->gbps, "", ""};
+         });
 }
 
 }  // namespace memscope::suites

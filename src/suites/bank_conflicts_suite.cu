@@ -2,7 +2,13 @@
 // words, cycles per warp-access measured in the kernel beside the predicted wavefronts; and the
 // fixes for a tile's column access (padding, XOR swizzle).
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -72,49 +78,78 @@ std::vector<std::int64_t> strides() {
   return v;
 }
 
+
+void bank_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  for (const std::string op : {"load", "store"}) {
+    const auto rows = v.rows([&](const case_result& r) {
+      return r.name == "stride" && r.string_axis("op") == op && r.metric("predicted_wavefronts") > 1;
+    });
+    if (rows.empty()) continue;
+    std::size_t close = 0;
+    for (const auto* r : rows) close += std::fabs(r->metric("cycles_per_access") / r->metric("predicted_wavefronts") - 1) <= 0.1;
+    out.push_back(fmt::format("{}s: measured cycles per warp-access within 10% of the predicted wavefronts at {} of {} "
+                              "conflicted points", op, close, rows.size()));
+  }
+}
+
 }  // namespace
 
 void register_bank_conflicts(registry& reg) {
-  axis op = axis::strings("op", {"load", "store"}, "shared-memory loads (dependent chain) or stores");
-  {
-    case_def c;
-    c.suite = "bank_conflicts";
-    c.name = "stride";
-    c.summary = "lane t accesses word t*stride: cycles per warp-access vs predicted wavefronts";
-    c.axes = {axis::integers("word_bytes", {4, 8, 16}, "access width").with_only_listed(), op,
-              axis::integers("stride", strides(), "stride in words").with_range(1, 64)};
-    c.axes.back().with_quick({std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16},
-                              std::int64_t{32}, std::int64_t{33}});
-    c.body = [](case_state& st) {
-      const auto stride = static_cast<unsigned>(st.get_int("stride"));
-      with_width_and_op(st, [&](auto width, auto store) {
-        constexpr int W = decltype(width)::value;
-        pattern_case<W, decltype(store)::value>(st, bk::strided_pattern{stride},
-                                                bk::predicted_wavefronts_strided(stride, W));
-      });
-    };
-    c.baselines.push_back({"stride", std::int64_t{1}, "cycles_vs_stride1", metric_ratio("cycles_per_access")});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "bank_conflicts";
-    c.name = "column";
-    c.summary = "column access of a 32x32 float tile: naive, padded to 33, XOR-swizzled";
-    c.axes = {axis::strings("layout", {"naive", "padded", "swizzled"}, "tile layout"), op};
-    c.body = [](case_state& st) {
-      const std::string& l = st.get_string("layout");
-      const auto layout = l == "naive" ? bk::tile_layout::naive
-                          : l == "padded" ? bk::tile_layout::padded
-                                          : bk::tile_layout::swizzled;
-      int worst = 0;
-      for (unsigned col = 0; col < 32; ++col) worst = std::max(worst, bk::predicted_wavefronts_column(layout, col));
-      if (st.get_string("op") == "store") pattern_case<4, true>(st, bk::column_pattern{layout}, worst);
-      else pattern_case<4, false>(st, bk::column_pattern{layout}, worst);
-    };
-    c.baselines.push_back({"layout", std::string("naive"), "cycles_vs_naive", metric_ratio("cycles_per_access")});
-    reg.add(std::move(c));
-  }
+  suite s{reg, "bank_conflicts", "shared-memory bank conflicts against the wavefront model"};
+  const axis op = axis::strings("op", {"load", "store"}, "shared-memory loads (dependent chain) or stores");
+  s.add("stride",
+        [](case_state& st) {
+          const auto stride = static_cast<unsigned>(st.get_int("stride"));
+          with_width_and_op(st, [&](auto width, auto store) {
+            constexpr int W = decltype(width)::value;
+            pattern_case<W, decltype(store)::value>(st, bk::strided_pattern{stride}, bk::predicted_wavefronts_strided(stride, W));
+          });
+        })
+      .summary("lane t accesses word t*stride: cycles per warp-access vs predicted wavefronts")
+      .axis(axis::integers("word_bytes", {4, 8, 16}, "access width").with_only_listed())
+      .axis(op)
+      .axis(axis::integers("stride", strides(), "stride in words")
+                .with_range(1, 64)
+                .with_quick({std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16},
+                             std::int64_t{32}, std::int64_t{33}}))
+      .baseline("stride", std::int64_t{1}, "cycles_vs_stride1", metric_ratio("cycles_per_access"));
+  s.add("column",
+        [](case_state& st) {
+          const std::string& l = st.get_string("layout");
+          const auto layout = l == "naive" ? bk::tile_layout::naive : l == "padded" ? bk::tile_layout::padded : bk::tile_layout::swizzled;
+          int worst = 0;
+          for (unsigned col = 0; col < 32; ++col) worst = std::max(worst, bk::predicted_wavefronts_column(layout, col));
+          if (st.get_string("op") == "store") pattern_case<4, true>(st, bk::column_pattern{layout}, worst);
+          else pattern_case<4, false>(st, bk::column_pattern{layout}, worst);
+        })
+      .summary("column access of a 32x32 float tile: naive, padded to 33, XOR-swizzled")
+      .axis(axis::strings("layout", {"naive", "padded", "swizzled"}, "tile layout"))
+      .axis(op)
+      .baseline("layout", std::string("naive"), "cycles_vs_naive", metric_ratio("cycles_per_access"));
+
+  // One small panel per word size, so the measured lines are not hidden under the prediction.
+  present::chart_spec stride;
+  stride.kind = present::chart_kind::lines;
+  stride.title = "{panel}-byte words: shared-memory cycles per warp-access vs stride";
+  stride.keep = present::case_is("stride");
+  stride.panel_axis = "word_bytes";
+  stride.label = [](const case_result& r) { return r.string_axis("op") + "s measured"; };
+  stride.x = present::int_axis_of("stride");
+  stride.y = present::metric_of("cycles_per_access");
+  stride.x_label = "stride (words)";
+  stride.y_label = "cycles per warp-access";
+  stride.x_scale = present::scale::log2;
+  stride.models.push_back({present::axis_is("op", "load"), [](const case_result&) { return std::string("predicted wavefronts"); },
+                           present::metric_of("predicted_wavefronts")});
+  present::chart_spec column;
+  column.title = "Column access of a 32x32 tile: the fixes";
+  column.keep = present::case_is("column");
+  column.label = present::label_axes({"layout", "op"});
+  column.y = present::metric_of("cycles_per_access");
+  column.y_label = "cycles per warp-access (lower is better)";
+  column.peer = present::axis_is("layout", "naive");
+  column.peer_key = "the naive layout";
+  s.chart(stride).chart(column).finding(bank_findings);
 }
 
 }  // namespace memscope::suites

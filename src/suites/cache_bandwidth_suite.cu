@@ -4,7 +4,13 @@
 // only L2 and DRAM can serve. One 1024-thread block per SM, 16-byte loads; every block's
 // wrapping sum is checked exactly. Findings label the plateaus L1 / L2 / DRAM.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -78,24 +84,52 @@ void bandwidth_case(case_state& st) {
   }
 }
 
+
+void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  for (const std::string mode : {"same_buffer", "own_slice", "spread"}) {
+    std::vector<std::pair<double, double>> c;
+    for (const auto* r : v.rows(present::axis_is("sharing", mode)))
+      c.push_back({mode == "spread" ? static_cast<double>(r->int_axis("ws_bytes").value_or(0)) : r->metric("bytes_per_sm"), r->gbps});
+    if (c.size() < 2) continue;
+    std::sort(c.begin(), c.end());
+    const auto levels = detect_levels(c, 0.15);
+    if (levels.empty()) continue;
+    auto value = [&](double gbps) {
+      return v.doc.copy_ceiling_gbps > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / v.doc.copy_ceiling_gbps)
+                                         : fmt::format("{:.0f} GB/s", gbps);
+    };
+    const char* what = mode == "same_buffer" ? "every SM reads the whole buffer (x = buffer)"
+                       : mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)"
+                                             : "slices rotate between SMs (x = buffer)";
+    present::level_text_options opt;
+    opt.per_sm = mode == "own_slice";
+    opt.bandwidth = true;
+    opt.shared_lines = mode == "same_buffer";
+    out.push_back(fmt::format("{}: {}", what, present::describe_levels(levels, v.doc.device, value, c.back().first, opt)));
+  }
+}
+
 }  // namespace
 
 void register_cache_bandwidth(registry& reg) {
-  case_def c;
-  c.suite = "cache_bandwidth";
-  c.name = "read";
-  c.summary = "read bandwidth vs working set: every SM the same buffer, its own slice, or rotating slices";
-  c.axes.push_back(axis::strings("sharing", {std::begin(sharing_names), std::end(sharing_names)},
-                                 "every SM reads the whole buffer; each its own slice; slices rotate between SMs"));
-  axis ws = axis::integers("ws_bytes", {}, "buffer bytes (rounded down to 16-byte vectors)").with_range(16, std::int64_t{1} << 42);
-  ws.kind = axis_kind::pow2;
-  ws.full = octave_values(16384, std::int64_t{4} << 30);
-  for (std::int64_t p = 16384; p <= (std::int64_t{4} << 30); p *= 4) ws.quick.emplace_back(p);
-  ws.verify = {std::int64_t{16}, std::int64_t{4112}, std::int64_t{1000016}, std::int64_t{3} << 22};
-  c.axes.push_back(std::move(ws));
-  c.body = bandwidth_case;
-  c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); };
-  reg.add(std::move(c));
+  suite s{reg, "cache_bandwidth", "read bandwidth against working set: L1, L2, DRAM"};
+  std::vector<axis_value> quick;
+  for (std::int64_t p = 16384; p <= (std::int64_t{4} << 30); p *= 4) quick.emplace_back(p);
+  s.add("read", bandwidth_case)
+      .summary("read bandwidth vs working set: every SM the same buffer, its own slice, or rotating slices")
+      .axis(axis::strings("sharing", {std::begin(sharing_names), std::end(sharing_names)},
+                          "every SM reads the whole buffer; each its own slice; slices rotate between SMs"))
+      .axis(axis::octaves("ws_bytes", 16384, std::int64_t{4} << 30, "buffer bytes (rounded down to 16-byte vectors)")
+                .with_quick(quick)
+                .with_range(16, std::int64_t{1} << 42)
+                .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{1000016}, std::int64_t{3} << 22}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); });
+
+  auto c = present::line_plot("Read bandwidth vs working set (L1, L2, DRAM)", present::label_axes({"sharing"}), "ws_bytes", present::gbps(),
+                              "buffer", "GB/s", present::scale::log2_bytes);
+  c.y_scale = present::scale::log10;
+  c.copy_ceiling = true;
+  s.chart(c).finding(cache_bandwidth_findings);
 }
 
 }  // namespace memscope::suites

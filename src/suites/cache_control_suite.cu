@@ -8,7 +8,13 @@
 // `prefetch`: a latency-bound walk with and without PTX prefetch.global.L2 ahead of it.
 // `alignment`: 30-float records, packed (120 B) vs __align__(128).
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/own_slice_common.cuh"
 #include "suites/suites.hpp"
@@ -203,88 +209,130 @@ void record_case(case_state& st) {
   st.exec([&](cudaStream_t q) { ck::record_sum<Aligned>(recs.data(), out.data(), n, q); });
 }
 
+
+void cache_control_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto mib = [](const case_result* r, const char* a) { return format_bytes(static_cast<double>(r->int_axis(a).value_or(0))); };
+  for (const auto& [policy, what] : {std::pair<const char*, const char*>{"persisting", "L2 persisting window over the hot table"},
+                                     {"streaming", "the same window marked streaming (control)"}}) {
+    std::string text;
+    for (const auto* r : v.rows(present::where("persistence", {{"policy", std::string(policy)}})))
+      text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", mib(r, "hot_bytes"), r->metric("speedup_vs_normal"));
+    if (!text.empty()) out.push_back(fmt::format("{}, relative to none: {}", what, text));
+  }
+  const auto hints = v.rows(present::case_is("hints"));
+  const auto ratio = present::metric_of("speedup_vs_default");
+  const auto *b = present::best_by(hints, ratio), *w = present::worst_by(hints, ratio);
+  if (b && w)
+    out.push_back(fmt::format("cache hints on a stream beside an L2-resident table: {:.3f}x ({}) to {:.3f}x ({}) of the default load "
+                              "and store", ratio(*w), w->axes_label, ratio(*b), b->axes_label));
+  std::string l1;
+  for (const auto* r : v.rows(present::case_is("l1_hints")))
+    l1 += fmt::format("{}{} {:.0f} GB/s ({:.2f}x)", l1.empty() ? "" : ", ", r->string_axis("hint"), r->gbps, r->metric("speedup_vs_plain"));
+  if (!l1.empty()) out.push_back("re-reading a per-SM window that fits L1, by load hint (x plain ld.global): " + l1);
+  if (const auto* p = present::best_by(v.rows(present::where("prefetch", {{"prefetch", std::string("l2")}})), present::metric_of("speedup_vs_none")))
+    out.push_back(fmt::format("prefetch.global.L2 {} steps ahead speeds a latency-bound walk up {:.2f}x", p->int_axis("distance").value_or(0),
+                              p->metric("speedup_vs_none")));
+  for (const auto* r : v.rows(present::where("alignment", {{"layout", std::string("aligned128")}})))
+    out.push_back(fmt::format("__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records, {} records: {:.3f}x",
+                              r->int_axis("records").value_or(0), r->metric("speedup_vs_packed")));
+}
+
+std::optional<present::fact_value> persisting_window_fact(const present::suite_view& v, std::optional<double> at) {
+  const auto rows = v.rows(present::where("persistence", {{"policy", std::string("persisting")}}));
+  const auto* r = at ? present::nearest(rows, "hot_bytes", *at) : present::best_by(rows, present::metric_of("speedup_vs_normal"));
+  if (!r) return std::nullopt;
+  present::fact_value f{fmt::format("an L2 persisting access-policy window over a {} hot table streamed past by 1 GiB measured {:.2f}x",
+                                    format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))), r->metric("speedup_vs_normal")),
+                        r->metric("speedup_vs_normal"), "", ""};
+  if (at && static_cast<double>(r->int_axis("hot_bytes").value_or(0)) != *at)
+    f.nearest_note = "nearest measured hot table to " + format_bytes(*at);
+  return f;
+}
+
 }  // namespace
 
 void register_cache_control(registry& reg) {
-  {
-    case_def c;
-    c.suite = "cache_control";
-    c.name = "persistence";
-    c.summary = "hot table read at random beside a 1 GiB stream: L2 access-policy window (persisting) vs none";
-    c.axes.push_back(axis::strings("policy", {"normal", "persisting", "streaming"},
-                                   "no window; a persisting window over the hot table; the same window marked streaming (control)"));
-    c.axes.push_back(axis::integers("hot_bytes", {8 << 20, 24 << 20, 36 << 20, 48 << 20}, "hot table size")
-                         .with_range(4, std::int64_t{1} << 32)
-                         .with_quick({std::int64_t{24} << 20})
-                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{24} << 20}));
-    c.axes.push_back(axis::integers("set_aside_bytes", {0}, "L2 set aside for persisting lines (0: the hot table's size, "
-                                                            "capped at the device maximum)")
-                         .with_range(0, std::int64_t{1} << 32));
-    c.axes.push_back(axis::integers("hit_ratio_pct", {0}, "share of window accesses marked persisting, % (0: set-aside / window)")
-                         .with_range(0, 100));
-    c.body = persistence_case;
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30); };
-    c.baselines.push_back({"policy", std::string("normal"), "speedup_vs_normal", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "cache_control";
-    c.name = "hints";
-    c.summary = "out[i] = x[i] * y[random, 16 accesses each]: cache hint on the 1 GiB stream x or on the store; y should stay in L2";
-    c.axes.push_back(axis::strings("hint", {std::begin(hint_names), std::end(hint_names)},
-                                   "__ldca/__ldcg/__ldcs/__ldlu/__ldcv/__ldg on x, or __stwb/__stcg/__stcs/__stwt on out"));
-    c.axes.push_back(axis::integers("reused_bytes", {24 << 20, 48 << 20}, "size of y")
-                         .with_range(4, std::int64_t{1} << 32)
-                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}}));
-    c.body = hints_case;
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("reused_bytes")) + (std::uint64_t{2} << 30); };
-    c.baselines.push_back({"hint", std::string("load_ca"), "speedup_vs_default", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "cache_control";
-    c.name = "l1_hints";
-    c.summary = "each SM re-reads its own window 64 times with one load hint: which hints keep the L1 hits";
-    c.axes.push_back(axis::strings("hint", {std::begin(load_hint_names), std::end(load_hint_names)},
-                                   "plain ld.global, __ldca, __ldcg, __ldcs, __ldlu, __ldcv, __ldg"));
-    c.axes.push_back(axis::integers("window_bytes", {64 * 1024}, "bytes each SM re-reads")
-                         .with_range(16, std::int64_t{1} << 24)
-                         .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{100000}}));
-    c.body = l1_hints_case;
-    c.baselines.push_back({"hint", std::string("plain"), "speedup_vs_plain", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "cache_control";
-    c.name = "prefetch";
-    c.summary = "latency-bound walk (128 threads per SM, one load in flight each) with and without prefetch.global.L2";
-    c.axes.push_back(axis::strings("prefetch", {"none", "l2"}, "plain loads, or PTX prefetch.global.L2 `distance` steps ahead"));
-    c.axes.push_back(axis::integers("distance", {4, 16}, "how many grid-strides ahead to prefetch").with_range(1, 1024));
-    c.body = prefetch_case;
-    c.footprint = [](const axis_point&) { return std::uint64_t{1} << 30; };
-    c.baselines.push_back({"prefetch", std::string("none"), "speedup_vs_none", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "cache_control";
-    c.name = "alignment";
-    c.summary = "one thread per 30-float record: packed 120-byte records vs __align__(128) records";
-    c.axes.push_back(axis::strings("layout", {"packed120", "aligned128"}, "struct { float v[30]; } as is, or __align__(128)"));
-    c.axes.push_back(axis::integers("records", {1 << 17, 1 << 22}, "records: 16 MB (L2-resident) or 512 MB")
-                         .with_range(0, std::int64_t{1} << 26)
-                         .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1021}, std::int64_t{100003}}));
-    c.body = [](case_state& st) {
-      if (st.get_string("layout") == "aligned128") record_case<true>(st);
-      else record_case<false>(st);
+  suite s{reg, "cache_control", "L2 persistence, cache hints, prefetch, record alignment"};
+  s.add("persistence", persistence_case)
+      .summary("hot table read at random beside a 1 GiB stream: L2 access-policy window (persisting) vs none")
+      .axis(axis::strings("policy", {"normal", "persisting", "streaming"},
+                          "no window; a persisting window over the hot table; the same window marked streaming (control)"))
+      .axis(axis::integers("hot_bytes", {8 << 20, 24 << 20, 36 << 20, 48 << 20}, "hot table size")
+                .with_range(4, std::int64_t{1} << 32)
+                .with_quick({std::int64_t{24} << 20})
+                .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{24} << 20}))
+      .axis(axis::integers("set_aside_bytes", {0}, "L2 set aside for persisting lines (0: the hot table's size, capped at the device maximum)")
+                .with_range(0, std::int64_t{1} << 32))
+      .axis(axis::integers("hit_ratio_pct", {0}, "share of window accesses marked persisting, % (0: set-aside / window)").with_range(0, 100))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30); })
+      .baseline("policy", std::string("normal"), "speedup_vs_normal");
+  s.add("hints", hints_case)
+      .summary("out[i] = x[i] * y[random, 16 accesses each]: cache hint on the 1 GiB stream x or on the store; y should stay in L2")
+      .axis(axis::strings("hint", {std::begin(hint_names), std::end(hint_names)},
+                          "__ldca/__ldcg/__ldcs/__ldlu/__ldcv/__ldg on x, or __stwb/__stcg/__stcs/__stwt on out"))
+      .axis(axis::integers("reused_bytes", {24 << 20, 48 << 20}, "size of y")
+                .with_range(4, std::int64_t{1} << 32)
+                .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("reused_bytes")) + (std::uint64_t{2} << 30); })
+      .baseline("hint", std::string("load_ca"), "speedup_vs_default");
+  s.add("l1_hints", l1_hints_case)
+      .summary("each SM re-reads its own window 64 times with one load hint: which hints keep the L1 hits")
+      .axis(axis::strings("hint", {std::begin(load_hint_names), std::end(load_hint_names)},
+                          "plain ld.global, __ldca, __ldcg, __ldcs, __ldlu, __ldcv, __ldg"))
+      .axis(axis::integers("window_bytes", {64 * 1024}, "bytes each SM re-reads")
+                .with_range(16, std::int64_t{1} << 24)
+                .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{100000}}))
+      .baseline("hint", std::string("plain"), "speedup_vs_plain");
+  s.add("prefetch", prefetch_case)
+      .summary("latency-bound walk (128 threads per SM, one load in flight each) with and without prefetch.global.L2")
+      .axis(axis::strings("prefetch", {"none", "l2"}, "plain loads, or PTX prefetch.global.L2 `distance` steps ahead"))
+      .axis(axis::integers("distance", {4, 16}, "how many grid-strides ahead to prefetch").with_range(1, 1024))
+      .footprint([](const axis_point&) { return std::uint64_t{1} << 30; })
+      .baseline("prefetch", std::string("none"), "speedup_vs_none");
+  s.add("alignment",
+        [](case_state& st) {
+          if (st.get_string("layout") == "aligned128") record_case<true>(st);
+          else record_case<false>(st);
+        })
+      .summary("one thread per 30-float record: packed 120-byte records vs __align__(128) records")
+      .axis(axis::strings("layout", {"packed120", "aligned128"}, "struct { float v[30]; } as is, or __align__(128)"))
+      .axis(axis::integers("records", {1 << 17, 1 << 22}, "records: 16 MB (L2-resident) or 512 MB")
+                .with_range(0, std::int64_t{1} << 26)
+                .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1021}, std::int64_t{100003}}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("records")) * 132; })
+      .baseline("layout", std::string("packed120"), "speedup_vs_packed");
+
+  const auto ratio_bars = [&](const char* title, const char* case_name, const char* metric, present::row_label label, const char* peer_axis,
+                              const char* peer_value, const char* key) {
+    present::chart_spec c;
+    c.title = title;
+    c.keep = present::case_is(case_name);
+    c.label = std::move(label);
+    c.y = present::metric_of(metric);
+    c.y_label = "speed relative to the reference (higher is better)";
+    c.peer = present::axis_is(peer_axis, peer_value);
+    c.peer_key = key;
+    s.chart(c);
+  };
+  const auto with_size = [](const char* axis_name, const char* size_axis) {
+    return [=](const case_result& r) {
+      return r.string_axis(axis_name) + " " + format_bytes(static_cast<double>(r.int_axis(size_axis).value_or(0)));
     };
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("records")) * 132; };
-    c.baselines.push_back({"layout", std::string("packed120"), "speedup_vs_packed", speedup});
-    reg.add(std::move(c));
-  }
+  };
+  ratio_bars("L2 persistence: hot table beside a 1 GiB stream", "persistence", "speedup_vs_normal", with_size("policy", "hot_bytes"),
+             "policy", "normal", "no access-policy window");
+  ratio_bars("Load hints on a window re-read through L1", "l1_hints", "speedup_vs_plain", present::label_axes({"hint"}), "hint", "plain",
+             "plain ld.global");
+  ratio_bars("Load and store hints on a stream beside an L2-resident table", "hints", "speedup_vs_default",
+             with_size("hint", "reused_bytes"), "hint", "load_ca", "the default load and store");
+  ratio_bars("prefetch.global.L2 ahead of a latency-bound walk", "prefetch", "speedup_vs_none",
+             [](const case_result& r) { return fmt::format("prefetch {} d={}", r.string_axis("prefetch"), r.int_axis("distance").value_or(0)); },
+             "prefetch", "none", "no prefetch");
+  ratio_bars("Packed 120-byte vs __align__(128) records", "alignment", "speedup_vs_packed",
+             [](const case_result& r) { return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0)); },
+             "layout", "packed120", "packed 120-byte records");
+  s.finding(cache_control_findings);
+  s.fact(advise::question::l2_persisting_window, "an L2 persisting window over a hot table of N bytes", persisting_window_fact);
 }
 
 }  // namespace memscope::suites

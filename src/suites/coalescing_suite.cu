@@ -2,7 +2,13 @@
 // for 4-, 8- and 16-byte elements, reads and writes; beside each figure, the efficiency the
 // 32-byte-sector model predicts. Plus cudaMalloc's alignment, checked.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -107,44 +113,85 @@ void malloc_alignment_case(case_state& st) {
                                                   std::to_string(alignment) + " bytes"));
 }
 
+
+void coalescing_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  for (const std::string dir : {"read", "write"}) {
+    const auto rows = v.rows(present::where("offset", {{"elem_bytes", std::int64_t{4}}, {"direction", dir}, {"offset", std::int64_t{1}}}));
+    if (!rows.empty())
+      out.push_back(fmt::format("4-byte {}s starting one element off alignment: {:.2f}x the aligned bandwidth (sector model: {:.2f})",
+                                dir, rows[0]->metric("relative_to_aligned"), rows[0]->metric("predicted_efficiency")));
+  }
+  // Untimed: the alignment case only checks and records.
+  for (const auto& r : v.doc.results)
+    if (r.suite == v.suite && r.name == "malloc_alignment" && r.status == case_status::ok && r.metrics.count("alignment_bytes"))
+      out.push_back(fmt::format("cudaMalloc alignment observed: {:.0f} bytes (at least 256 promised)", r.metrics.at("alignment_bytes")));
+}
+
+std::optional<present::fact_value> misaligned_store_fact(const present::suite_view& v, std::optional<double>) {
+  auto at = [&](const char* dir, std::int64_t offset) {
+    const auto rows = v.rows(present::where("offset", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string(dir)}, {"offset", offset}}));
+    return rows.empty() ? nullptr : rows.front();
+  };
+  const auto *aligned = at("write", 0), *skewed = at("write", 1), *read_skewed = at("read", 1);
+  if (!aligned || !skewed) return std::nullopt;
+  return present::fact_value{
+      fmt::format("4-byte stores: {:.0f} GB/s aligned, {:.0f} GB/s one element off ({:.2f}x){}", aligned->gbps, skewed->gbps,
+                  skewed->metric("relative_to_aligned"),
+                  read_skewed ? fmt::format("; reads one element off: {:.2f}x", read_skewed->metric("relative_to_aligned")) : ""),
+      skewed->metric("relative_to_aligned"), "", ""};
+}
+
 }  // namespace
 
 void register_coalescing(registry& reg) {
+  suite s{reg, "coalescing", "global bandwidth against start offset and stride"};
   auto relative = [](const case_result& row, const case_result& base) { return base.gbps > 0 ? row.gbps / base.gbps : 0; };
-  {
-    case_def c;
-    c.suite = "coalescing";
-    c.name = "offset";
-    c.summary = "element i at in[offset + i]: misaligned starts";
-    c.axes = {elem_axis(), direction_axis(),
-              axis::integers("offset", {0, 1, 2, 3, 4, 8, 16, 31, 32}, "start offset in elements").with_range(0, 4096)};
-    c.axes.back().with_quick({std::int64_t{0}, std::int64_t{1}, std::int64_t{8}, std::int64_t{32}});
-    c.body = [](case_state& st) { pattern_case(st, static_cast<std::size_t>(st.get_int("offset")), 1); };
-    c.footprint = [](const axis_point&) { return std::uint64_t{touched_budget} + 4096 * 16; };
-    c.baselines.push_back({"offset", std::int64_t{0}, "relative_to_aligned", relative});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "coalescing";
-    c.name = "stride";
-    c.summary = "element i at in[i * stride]: scattered warps";
-    c.axes = {elem_axis(), direction_axis(),
-              axis::integers("stride", {1, 2, 4, 8, 16, 32, 64, 128}, "stride in elements").with_range(1, 1 << 20)};
-    c.axes.back().with_quick({std::int64_t{1}, std::int64_t{2}, std::int64_t{8}, std::int64_t{32}});
-    c.body = [](case_state& st) { pattern_case(st, 0, static_cast<std::size_t>(st.get_int("stride"))); };
-    c.footprint = [](const axis_point&) { return std::uint64_t{touched_budget} + 4096 * 16; };
-    c.baselines.push_back({"stride", std::int64_t{1}, "relative_to_unit_stride", relative});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "coalescing";
-    c.name = "malloc_alignment";
-    c.summary = "cudaMalloc returns addresses aligned to at least 256 bytes (checked)";
-    c.body = malloc_alignment_case;
-    reg.add(std::move(c));
-  }
+  s.add("offset", [](case_state& st) { pattern_case(st, static_cast<std::size_t>(st.get_int("offset")), 1); })
+      .summary("element i at in[offset + i]: misaligned starts")
+      .axis(elem_axis())
+      .axis(direction_axis())
+      .axis(axis::integers("offset", {0, 1, 2, 3, 4, 8, 16, 31, 32}, "start offset in elements")
+                .with_range(0, 4096)
+                .with_quick({std::int64_t{0}, std::int64_t{1}, std::int64_t{8}, std::int64_t{32}}))
+      .footprint([](const axis_point&) { return std::uint64_t{touched_budget} + 4096 * 16; })
+      .baseline("offset", std::int64_t{0}, "relative_to_aligned", relative);
+  s.add("stride", [](case_state& st) { pattern_case(st, 0, static_cast<std::size_t>(st.get_int("stride"))); })
+      .summary("element i at in[i * stride]: scattered warps")
+      .axis(elem_axis())
+      .axis(direction_axis())
+      .axis(axis::integers("stride", {1, 2, 4, 8, 16, 32, 64, 128}, "stride in elements")
+                .with_range(1, 1 << 20)
+                .with_quick({std::int64_t{1}, std::int64_t{2}, std::int64_t{8}, std::int64_t{32}}))
+      .footprint([](const axis_point&) { return std::uint64_t{touched_budget} + 4096 * 16; })
+      .baseline("stride", std::int64_t{1}, "relative_to_unit_stride", relative);
+  s.add("malloc_alignment", malloc_alignment_case).summary("cudaMalloc returns addresses aligned to at least 256 bytes (checked)");
+
+  const auto series_name = [](const case_result& r) {
+    return fmt::format("{} B {}", r.int_axis("elem_bytes").value_or(0), r.string_axis("direction"));
+  };
+  present::chart_spec offset;
+  offset.kind = present::chart_kind::lines;
+  offset.title = "Bandwidth vs start offset (useful bytes)";
+  offset.keep = present::case_is("offset");
+  offset.label = series_name;
+  offset.x = present::int_axis_of("offset");
+  offset.y = present::gbps();
+  offset.x_label = "offset (elements)";
+  offset.y_label = "GB/s";
+  offset.copy_ceiling = true;
+  present::chart_spec stride = offset;
+  stride.title = "Bandwidth vs stride (useful bytes)";
+  stride.keep = present::case_is("stride");
+  stride.x = present::int_axis_of("stride");
+  stride.x_label = "stride (elements)";
+  stride.x_scale = present::scale::log2;
+  stride.y_scale = present::scale::log10;
+  // The sector model, scaled to the measured unit-stride 4-byte read.
+  stride.models.push_back({[](const case_result& r) { return r.int_axis("elem_bytes") == 4 && r.string_axis("direction") == "read"; },
+                           [](const case_result&) { return std::string("sector model (4 B read)"); },
+                           [](const case_result& r) { return r.gbps / r.metric("relative_to_unit_stride") * r.metric("predicted_efficiency"); }});
+  s.chart(offset).chart(stride).finding(coalescing_findings);
+  s.fact(advise::question::misaligned_store_cost, "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
 }
 
 }  // namespace memscope::suites

@@ -2,7 +2,7 @@
 // cudaGetSymbolAddress / Size) and the 64 KB constant bank, read from the device. A unit of its
 // own: the broadcast cases' table fills the whole bank of theirs.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -53,12 +53,8 @@ void symbols_case(case_state& st) {
 }  // namespace
 
 void register_constant_symbols(registry& reg) {
-  case_def c;
-  c.suite = "constant";
-  c.name = "symbols";
-  c.summary = "cudaMemcpyToSymbol/FromSymbol round trip, cudaGetSymbolAddress/Size, the 64 KB bank";
-  c.body = symbols_case;
-  reg.add(std::move(c));
+  suite s{reg, "constant"};
+  s.add("symbols", symbols_case).summary("cudaMemcpyToSymbol/FromSymbol round trip, cudaGetSymbolAddress/Size, the 64 KB bank");
 }
 
 }  // namespace memscope::suites

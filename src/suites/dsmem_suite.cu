@@ -5,7 +5,13 @@
 // DSMEM transpose claim, against the naive and the best shared-memory transpose.
 // Every point checks its data exactly; GPUs without clusters skip with the reason.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
@@ -201,65 +207,107 @@ void transpose_case(case_state& st) {
   });
 }
 
+
+bool remote(const std::string& target) { return target.rfind("dsmem_c", 0) == 0; }
+
+void dsmem_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto lat = v.rows(present::case_is("latency"));
+  if (!lat.empty()) {
+    std::string text = "dependent-load latency:";
+    for (const auto* r : lat) text += fmt::format(" {} {:.0f} cycles;", r->string_axis("target"), r->metric("cycles_per_load"));
+    text.pop_back();
+    out.push_back(text);
+  }
+  for (const std::string op : {"read", "write"}) {
+    const auto rows = v.rows([&](const case_result& r) { return r.name == "bandwidth" && r.string_axis("op") == op && remote(r.string_axis("target")); });
+    if (const auto* b = present::best_by(rows, present::gbps()))
+      out.push_back(fmt::format("fastest remote {}: {} with {}-byte accesses, {:.0f} GB/s over the GPU ({:.2f}x the same access "
+                                "to the block's own shared memory)", op, b->string_axis("target"), b->int_axis("width").value_or(0),
+                                b->gbps, b->metric("ratio_to_shared")));
+  }
+  const auto tp = v.rows([](const case_result& r) { return r.name == "transpose" && remote(r.string_axis("kernel")); });
+  if (const auto* b = present::best_by(tp, present::gbps()))
+    out.push_back(fmt::format("DSMEM transpose ({}, {}): {:.2f}x the naive global-memory transpose, {:.2f}x the padded 64x64 "
+                              "shared-memory tile (the seed claims ~2x over global memory)", b->string_axis("kernel"),
+                              b->string_axis("shape"), b->metric("speedup_vs_naive"), b->metric("speedup_vs_padded64")));
+}
+
+std::optional<present::fact_value> remote_latency_fact(const present::suite_view& v, std::optional<double>) {
+  const auto peer = v.rows(present::where("latency", {{"target", std::string("dsmem_c2")}}));
+  const auto own = v.rows(present::where("latency", {{"target", std::string("shared")}}));
+  if (peer.empty() || own.empty()) return std::nullopt;
+  return present::fact_value{fmt::format("a load from a peer block's shared memory costs {:.0f} cycles, from the block's own {:.0f}",
+                                         peer[0]->metric("cycles_per_load"), own[0]->metric("cycles_per_load")),
+                             peer[0]->metric("cycles_per_load"), "", ""};
+}
+
 }  // namespace
 
 void register_dsmem(registry& reg) {
-  {
-    case_def c;
-    c.suite = "dsmem";
-    c.name = "latency";
-    c.summary = "one-thread pointer chase: own shared memory, own via the cluster window, each peer's, L2";
-    c.axes.push_back(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16", "l2"},
-                                   "ld.shared; own block via map_shared_rank; peers 1..C-1 of a C-block cluster; "
-                                   "global memory resident in L2 (ld.global.cg)")
-                         .with_validator([](const std::string& v) { parse_target(v); }));
-    c.axes.push_back(axis::pow2("ws_bytes", {14}, "bytes chased (one load per 32-byte sector)")
-                         .with_range(1024, 128 * 1024)
-                         .with_verify({std::int64_t{1024}, std::int64_t{16384}}));
-    c.body = latency_case;
-    c.baselines.push_back({"target", std::string("shared"), "cycles_vs_shared", metric_ratio("cycles_per_load")});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "dsmem";
-    c.name = "bandwidth";
-    c.summary = "every block streams 32 KB of its neighbour's shared memory 256 times: remote vs local";
-    c.axes.push_back(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
-                                   "own shared memory (ld/st.shared); own via the cluster window; the next block of a "
-                                   "C-block cluster")
-                         .with_validator([](const std::string& v) {
-                           if (parse_target(v).path == ds::path::l2)
-                             throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
-                         }));
-    c.axes.push_back(axis::strings("op", {"read", "write"}, "loads summed, or stores").with_validator([](const std::string& v) {
-      if (v != "read" && v != "write") throw usage_error("dsmem op takes read or write");
-    }));
-    c.axes.push_back(axis::integers("width", {4, 8, 16}, "bytes per access").with_range(4, 16).with_only_listed());
-    c.body = bandwidth_case;
-    c.baselines.push_back({"target", std::string("shared"), "ratio_to_shared", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "dsmem";
-    c.name = "transpose";
-    c.summary = "the seed's DSMEM transpose claim: clusters sharing a super-tile vs naive and padded 64x64 tiles";
-    c.axes.push_back(axis::strings("kernel", {"naive", "padded64", "dsmem_c2", "dsmem_c4", "dsmem_c8"},
-                                   "global-memory transpose (the seed's baseline); best shared-memory tile; a (32C)^2 "
-                                   "super-tile over C blocks"));
-    c.axes.push_back(axis::strings("shape", {"16384x16384", "12289x9973"}, "ROWSxCOLS")
-                         .with_quick({std::string("16384x16384")})
-                         .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"),
-                                       std::string("2053x3001")})
-                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
-    c.body = transpose_case;
-    c.footprint = transpose_footprint;
+  suite s{reg, "dsmem", "distributed shared memory: latency, bandwidth, the transpose claim"};
+  s.add("latency", latency_case)
+      .summary("one-thread pointer chase: own shared memory, own via the cluster window, each peer's, L2")
+      .axis(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16", "l2"},
+                          "ld.shared; own block via map_shared_rank; peers 1..C-1 of a C-block cluster; "
+                          "global memory resident in L2 (ld.global.cg)")
+                .with_validator([](const std::string& t) { parse_target(t); }))
+      .axis(axis::pow2("ws_bytes", {14}, "bytes chased (one load per 32-byte sector)")
+                .with_range(1024, 128 * 1024)
+                .with_verify({std::int64_t{1024}, std::int64_t{16384}}))
+      .baseline("target", std::string("shared"), "cycles_vs_shared", metric_ratio("cycles_per_load"));
+  s.add("bandwidth", bandwidth_case)
+      .summary("every block streams 32 KB of its neighbour's shared memory 256 times: remote vs local")
+      .axis(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
+                          "own shared memory (ld/st.shared); own via the cluster window; the next block of a C-block cluster")
+                .with_validator([](const std::string& t) {
+                  if (parse_target(t).path == ds::path::l2)
+                    throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
+                }))
+      .axis(axis::strings("op", {"read", "write"}, "loads summed, or stores").with_validator([](const std::string& o) {
+        if (o != "read" && o != "write") throw usage_error("dsmem op takes read or write");
+      }))
+      .axis(axis::integers("width", {4, 8, 16}, "bytes per access").with_range(4, 16).with_only_listed())
+      .baseline("target", std::string("shared"), "ratio_to_shared");
+  s.add("transpose", transpose_case)
+      .summary("the seed's DSMEM transpose claim: clusters sharing a super-tile vs naive and padded 64x64 tiles")
+      .axis(axis::strings("kernel", {"naive", "padded64", "dsmem_c2", "dsmem_c4", "dsmem_c8"},
+                          "global-memory transpose (the seed's baseline); best shared-memory tile; a (32C)^2 super-tile over C blocks"))
+      .axis(axis::strings("shape", {"16384x16384", "12289x9973"}, "ROWSxCOLS")
+                .with_quick({std::string("16384x16384")})
+                .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
+                .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
+      .footprint(transpose_footprint)
+      .baseline("kernel", std::string("naive"), "speedup_vs_naive")
+      .baseline("kernel", std::string("padded64"), "speedup_vs_padded64");
 
-    c.baselines.push_back({"kernel", std::string("naive"), "speedup_vs_naive", speedup});
-    c.baselines.push_back({"kernel", std::string("padded64"), "speedup_vs_padded64", speedup});
-    reg.add(std::move(c));
-  }
+  present::chart_spec lat;
+  lat.title = "Dependent-load latency: own shared memory, a peer's (DSMEM), L2";
+  lat.keep = present::case_is("latency");
+  lat.label = present::label_axes({"target"});
+  lat.y = present::metric_of("cycles_per_load");
+  lat.y_label = "cycles per load (lower is better)";
+  lat.peer = present::axis_is("target", "shared");
+  lat.peer_key = "the block's own shared memory";
+  present::chart_spec bw;
+  bw.title = "Shared-memory {panel} bandwidth, all SMs: own vs the neighbour block's";
+  bw.keep = present::case_is("bandwidth");
+  bw.panel_axis = "op";
+  bw.label = [](const case_result& r) { return fmt::format("{} {} B", r.string_axis("target"), r.int_axis("width").value_or(0)); };
+  bw.y = present::gbps();
+  bw.y_label = "GB/s (bytes moved / median time)";
+  bw.peer = lat.peer;
+  bw.peer_key = lat.peer_key;
+  present::chart_spec tp;
+  tp.title = "Transpose: DSMEM super-tiles vs naive and padded 64x64 tiles";
+  tp.keep = present::case_is("transpose");
+  tp.label = present::label_axes({"kernel", "shape"});
+  tp.y = present::gbps();
+  tp.y_label = "GB/s (bytes read + written / median time)";
+  tp.peer = present::axis_is("kernel", "padded64");
+  tp.peer_key = "the padded 64x64 shared-memory tile";
+  tp.copy_ceiling = true;
+  s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
+  s.fact(advise::question::remote_shared_latency, "a dependent load from a peer block's shared memory", remote_latency_fact);
 }
 
 }  // namespace memscope::suites

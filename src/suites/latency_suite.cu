@@ -6,7 +6,13 @@
 // curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
 // Nanoseconds use the SM clock measured in the same case (core/sm_clock.cuh).
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -153,55 +159,102 @@ void constant_case(case_state& st) {
   report(st, c, [&](unsigned long long* out, cudaStream_t q) { bc::constant_chase(timed_iters, out, end_word(out), q); });
 }
 
+
+void latency_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  // ns at the SM clock the rows measured (median), or the peak clock for rows without it.
+  std::vector<double> clocks;
+  for (const auto* r : v.rows([](const case_result& r) { return std::isfinite(r.metric("sm_clock_mhz")); }))
+    clocks.push_back(r->metric("sm_clock_mhz") * 1e-3);
+  std::sort(clocks.begin(), clocks.end());
+  const double ghz = clocks.empty() ? v.doc.device.sm_clock_khz * 1e-6 : clocks[clocks.size() / 2];
+  std::map<std::string, std::vector<std::pair<double, double>>> curves;
+  std::vector<std::string> order;
+  for (const auto* r : v.rows()) {
+    const std::string key = r->name == "global" ? r->string_axis("path") + " loads" : r->name + " memory";
+    if (!curves.count(key)) order.push_back(key);
+    curves[key].push_back({static_cast<double>(r->int_axis("ws_bytes").value_or(0)), r->metric("cycles_per_load")});
+  }
+  for (const auto& key : order) {
+    auto& c = curves[key];
+    std::sort(c.begin(), c.end());
+    // Three points at least: two neighbours within 12% on a rising stretch are a transition.
+    const auto levels = detect_levels(c, 0.12, 3);
+    if (levels.empty()) continue;
+    auto value = [&](double cycles) { return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0); };
+    // Global paths go through the cache levels; shared and constant memory have their own,
+    // named by order.
+    std::string text = key.rfind("shared", 0) == 0 || key.rfind("constant", 0) == 0
+                           ? ""
+                           : present::describe_levels(levels, v.doc.device, value, c.back().first);
+    if (text.empty())
+      for (std::size_t i = 0; i < levels.size(); ++i)
+        text += fmt::format("{}level {}: {} up to {}", i ? "; " : "", i + 1, value(levels[i].cycles), format_bytes(levels[i].last_bytes));
+    // Between two plateaus: the working sets where latency climbs (on Hopper, past the near L2
+    // partition: far-partition hits and DRAM misses mixed), reported as measured.
+    for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
+      double lo = 0, hi = 0, first = 0, last = 0;
+      for (const auto& [x, y] : c)
+        if (x > levels[i].last_bytes && x < levels[i + 1].first_bytes) {
+          if (first == 0) {
+            first = x;
+            lo = y;
+          }
+          last = x;
+          hi = y;
+        }
+      if (first > 0) text += fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
+    }
+    out.push_back(fmt::format("pointer chase, {}: {}", key, text));
+  }
+}
+
+std::optional<present::fact_value> dependent_load_fact(const present::suite_view& v, std::optional<double> at) {
+  const auto rows = v.rows(present::where("global", {{"path", std::string("default")}}));
+  const auto* far = present::best_by(rows, present::int_axis_of("ws_bytes"));
+  const auto* near = at ? present::nearest(rows, "ws_bytes", *at) : far;
+  if (!near || !far) return std::nullopt;
+  const auto ws = [](const case_result* r) { return format_bytes(static_cast<double>(r->int_axis("ws_bytes").value_or(0))); };
+  present::fact_value f{fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles", ws(near),
+                                    near->metric("cycles_per_load"), ws(far), far->metric("cycles_per_load")),
+                        near->metric("cycles_per_load"), "", ""};
+  if (at && static_cast<double>(near->int_axis("ws_bytes").value_or(0)) != *at)
+    f.nearest_note = "nearest measured working set to " + format_bytes(*at) + ": " + ws(near);
+  return f;
+}
+
 }  // namespace
 
 void register_latency(registry& reg) {
-  {
-    case_def c;
-    c.suite = "latency";
-    c.name = "global";
-    c.summary = "one-thread pointer chase over 1 KB .. 4 GB: default loads, ld.global.cg, __ldg, texture fetches";
-    c.axes.push_back(axis::strings("path", {std::begin(path_names), std::end(path_names)},
-                                   "ld.global (L1 and L2), ld.global.cg (L2 only), __ldg (read-only path), tex1Dfetch"));
-    axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte sector").with_range(64, std::int64_t{1} << 34);
-    ws.kind = axis_kind::pow2;
-    ws.full = octave_values(1024, std::int64_t{4} << 30);
-    ws.quick = octave_values(1024, std::int64_t{4} << 30, false);
-    ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20};
-    c.axes.push_back(std::move(ws));
-    c.body = global_case;
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); };
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "latency";
-    c.name = "shared";
-    c.summary = "one-thread pointer chase in shared memory, 1 KB up to the per-block limit";
-    axis ws = axis::integers("ws_bytes", {}, "bytes chased, one load per 32-byte slot").with_range(64, std::int64_t{1} << 20);
-    ws.kind = axis_kind::pow2;
-    ws.full = octave_values(1024, 128 * 1024);
-    ws.full.emplace_back(std::int64_t{224} * 1024);
-    ws.quick = {std::int64_t{1024}, std::int64_t{32768}};
-    ws.verify = {std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}};
-    c.axes.push_back(std::move(ws));
-    c.body = shared_case;
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "latency";
-    c.name = "constant";
-    c.summary = "one-thread pointer chase through the 64 KB constant bank (64-byte steps)";
-    axis ws = axis::integers("ws_bytes", {}, "bytes of the constant bank chased").with_range(128, 65536);
-    ws.kind = axis_kind::pow2;
-    ws.full = octave_values(256, 65536);
-    ws.quick = octave_values(1024, 65536, false);
-    ws.verify = {std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}};
-    c.axes.push_back(std::move(ws));
-    c.body = constant_case;
-    reg.add(std::move(c));
-  }
+  suite s{reg, "latency", "the latency ladder: a one-thread pointer chase through every path"};
+  s.add("global", global_case)
+      .summary("one-thread pointer chase over 1 KB .. 4 GB: default loads, ld.global.cg, __ldg, texture fetches")
+      .axis(axis::strings("path", {std::begin(path_names), std::end(path_names)},
+                          "ld.global (L1 and L2), ld.global.cg (L2 only), __ldg (read-only path), tex1Dfetch"))
+      .axis(axis::octaves("ws_bytes", 1024, std::int64_t{4} << 30, "bytes chased, one load per 32-byte sector")
+                .with_range(64, std::int64_t{1} << 34)
+                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); });
+  auto shared_sizes = octave_values(1024, 128 * 1024);
+  shared_sizes.emplace_back(std::int64_t{224} * 1024);
+  s.add("shared", shared_case)
+      .summary("one-thread pointer chase in shared memory, 1 KB up to the per-block limit")
+      .axis(axis::octaves("ws_bytes", 1024, 128 * 1024, "bytes chased, one load per 32-byte slot")
+                .with_full(shared_sizes)
+                .with_quick({std::int64_t{1024}, std::int64_t{32768}})
+                .with_range(64, std::int64_t{1} << 20)
+                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}}));
+  s.add("constant", constant_case)
+      .summary("one-thread pointer chase through the 64 KB constant bank (64-byte steps)")
+      .axis(axis::octaves("ws_bytes", 256, 65536, "bytes of the constant bank chased")
+                .with_quick(octave_values(1024, 65536, false))
+                .with_range(128, 65536)
+                .with_verify({std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}}));
+
+  s.chart(present::line_plot("Pointer-chase latency vs working set",
+                             [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
+                             "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
+                             present::scale::log2_bytes)).finding(latency_findings);
+  s.fact(advise::question::dependent_load_latency, "a dependent global load over a working set of N bytes", dependent_load_fact);
 }
 
 }  // namespace memscope::suites

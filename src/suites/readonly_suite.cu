@@ -1,7 +1,13 @@
 // Suite `readonly`: a random gather from a table larger than L1 through plain loads,
 // const __restrict__ and __ldg: does the read-only (non-coherent) path help irregular reads?
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -50,21 +56,54 @@ void gather_case(case_state& st) {
   st.exec([&](cudaStream_t st_) { ga::gather(p, table.data(), idx.data(), out.data(), n, st_); });
 }
 
+
+std::optional<present::fact_value> random_gather_fact(const present::suite_view& v, std::optional<double>) {
+  const auto plain = v.rows(present::axis_is("path", "plain"));
+  const auto sizes = present::int_values(plain, "table_bytes");
+  if (sizes.size() < 2) return std::nullopt;
+  const double l2 = static_cast<double>(v.doc.device.l2_bytes);
+  std::int64_t in_l2 = sizes.front();
+  for (auto b : sizes)
+    if (static_cast<double>(b) <= l2) in_l2 = b;
+  const auto big = sizes.back();
+  const auto at = [&](const char* path, std::int64_t b) {
+    const auto r = v.rows(present::where("", {{"path", std::string(path)}, {"table_bytes", b}}));
+    return r.empty() ? nullptr : r.front();
+  };
+  const auto *fast = at("plain", in_l2), *slow = at("plain", big), *ldg = at("ldg", big);
+  if (!fast || !slow) return std::nullopt;
+  return present::fact_value{
+      fmt::format("random gather: {:.1f} G lookups/s from a {} table ({}), {:.1f} from {} (DRAM){}", fast->elements_per_s / 1e9,
+                  format_bytes(static_cast<double>(in_l2)), static_cast<double>(in_l2) <= l2 ? "fits L2" : "past L2",
+                  slow->elements_per_s / 1e9, format_bytes(static_cast<double>(big)),
+                  ldg ? fmt::format("; __ldg {:.3f}x plain", ldg->metric("speedup_vs_plain")) : ""),
+      slow->elements_per_s, "", ""};
+}
+
 }  // namespace
 
 void register_readonly(registry& reg) {
-  case_def c;
-  c.suite = "readonly";
-  c.name = "gather";
-  c.summary = "out[i] = table[idx[i]], random idx, table past L1: plain vs const __restrict__ vs __ldg";
-  c.axes = {axis::strings("path", {std::begin(path_names), std::end(path_names)}, "how the table is read"),
-            axis::pow2("table_bytes", {20, 25, 29}, "table size: 1 MiB (L2), 32 MiB (L2), 512 MiB (DRAM)")
+  suite s{reg, "readonly", "random gather through the read-only path"};
+  s.add("gather", gather_case)
+      .summary("out[i] = table[idx[i]], random idx, table past L1: plain vs const __restrict__ vs __ldg")
+      .axis(axis::strings("path", {std::begin(path_names), std::end(path_names)}, "how the table is read"))
+      .axis(axis::pow2("table_bytes", {20, 25, 29}, "table size: 1 MiB (L2), 32 MiB (L2), 512 MiB (DRAM)")
                 .with_quick({std::int64_t{1} << 20, std::int64_t{1} << 29})
-                .with_range(1024, std::int64_t{1} << 33)};  // element indices are 32-bit: at most 2^31 floats
-  c.body = gather_case;
-  c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (3ull << 28); };
-  c.baselines.push_back({"path", std::string("plain"), "speedup_vs_plain", speedup});
-  reg.add(std::move(c));
+                .with_range(1024, std::int64_t{1} << 33))  // element indices are 32-bit: at most 2^31 floats
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (3ull << 28); })
+      .baseline("path", std::string("plain"), "speedup_vs_plain");
+
+  present::chart_spec c;
+  c.title = "Random gather: lookups per second by path and table size";
+  c.label = [](const case_result& r) {
+    return r.string_axis("path") + " " + format_bytes(static_cast<double>(r.int_axis("table_bytes").value_or(0)));
+  };
+  c.y = [](const case_result& r) { return r.elements_per_s / 1e9; };
+  c.y_label = "G lookups/s";
+  c.peer = present::axis_is("path", "plain");
+  c.peer_key = "plain loads";
+  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads"));
+  s.fact(advise::question::random_gather, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
 }
 
 }  // namespace memscope::suites

@@ -2,7 +2,13 @@
 // grid-stride kernel, against CUB's DeviceReduce::Sum in the same run. Float sums are checked
 // against a double-precision CPU sum within a tolerance that grows with n; int sums exactly.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -82,31 +88,63 @@ void sum_case(case_state& st) {
   st.exec(launch);
 }
 
+
+void reduce_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto n = present::largest(v.rows(), "elements");
+  for (const std::string type : {"f32", "i32"}) {
+    const auto at_n = v.rows(present::where("", {{"elements", n}, {"type", type}}));
+    const auto rows = present::filter(at_n, [](const case_result& r) { return r.string_axis("kernel") != "cub"; });
+    if (const auto* b = present::best_by(rows, present::metric_of("speedup_vs_cub")))
+      out.push_back(fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise {:.1f}%)", n,
+                                type, b->string_axis("kernel"), b->metric("speedup_vs_cub"), 100 * b->stats.noise));
+    const auto dyn = present::filter(at_n, present::axis_is("kernel", "dynamic_smem"));
+    if (!dyn.empty() && std::isfinite(dyn[0]->metric("speedup_vs_static_smem")))
+      out.push_back(fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type, dyn[0]->metric("speedup_vs_static_smem")));
+  }
+}
+
+std::optional<present::fact_value> block_reduction_fact(const present::suite_view& v, std::optional<double>) {
+  const auto n = present::largest(v.rows(), "elements");
+  const auto rows = v.rows(present::where("", {{"elements", n}, {"type", std::string("f32")}}));
+  const auto* best = present::best_by(present::filter(rows, [](const case_result& r) {
+    return r.string_axis("kernel") != "cub" && r.string_axis("kernel") != "global_inplace";
+  }), present::metric_of("speedup_vs_cub"));
+  const auto global = present::filter(rows, present::axis_is("kernel", "global_inplace"));
+  if (!best || global.empty()) return std::nullopt;
+  return present::fact_value{
+      fmt::format("sum of {} floats: the best one-launch shared/shuffle kernel ({}) {:.3f}x CUB, the seed's global-memory "
+                  "halving {:.3f}x CUB", n, best->string_axis("kernel"), best->metric("speedup_vs_cub"),
+                  global[0]->metric("speedup_vs_cub")),
+      best->metric("speedup_vs_cub"), "", ""};
+}
+
 }  // namespace
 
 void register_reduce(registry& reg) {
-  case_def c;
-  c.suite = "reduce";
-  c.name = "sum";
-  c.summary = "sum of n values: 7 memscope variants and CUB DeviceReduce::Sum";
-  c.axes.push_back(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
-                                 "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
-                                 "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight), CUB"));
-  c.axes.push_back(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"));
-  c.axes.push_back(axis::pow2("elements", {20, 24, 28}, "values summed")
-                       .with_quick({std::int64_t{1} << 24})
-                       .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{31},
-                                     std::int64_t{256}, std::int64_t{257}, std::int64_t{65537},
-                                     std::int64_t{1000003}, std::int64_t{(1 << 22) + 3}}));
-  c.body = [](case_state& st) {
-    if (st.get_string("type") == "f32") sum_case<float>(st);
-    else sum_case<int>(st);
-  };
-  // Input, plus scratch for the global-memory variant and the partials.
-  c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); };
-  c.baselines.push_back({"kernel", std::string("cub"), "speedup_vs_cub", speedup});
-  c.baselines.push_back({"kernel", std::string("static_smem"), "speedup_vs_static_smem", speedup});
-  reg.add(std::move(c));
+  suite s{reg, "reduce", "sums through shared memory against CUB"};
+  s.add("sum", [](case_state& st) {
+     if (st.get_string("type") == "f32") sum_case<float>(st);
+     else sum_case<int>(st);
+   })
+      .summary("sum of n values: 7 memscope variants and CUB DeviceReduce::Sum")
+      .axis(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
+                          "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
+                          "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight), CUB"))
+      .axis(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"))
+      .axis(axis::pow2("elements", {20, 24, 28}, "values summed")
+                .with_quick({std::int64_t{1} << 24})
+                .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{256},
+                              std::int64_t{257}, std::int64_t{65537}, std::int64_t{1000003}, std::int64_t{(1 << 22) + 3}}))
+      // Input, plus scratch for the global-memory variant and the partials.
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); })
+      .baseline("kernel", std::string("cub"), "speedup_vs_cub")
+      .baseline("kernel", std::string("static_smem"), "speedup_vs_static_smem");
+
+  auto c = present::gbps_bars("Sum of {fixed} values: memscope variants against CUB", present::label_axes({"kernel", "type"}),
+                              present::axis_is("kernel", "cub"), "CUB DeviceReduce::Sum");
+  c.fixed_axis = "elements";
+  s.chart(c).finding(reduce_findings);
+  s.fact(advise::question::block_reduction, "a block-wide reduction through shared memory against CUB", block_reduction_fact);
 }
 
 }  // namespace memscope::suites

@@ -6,7 +6,13 @@
 // `latency`: the same patterns as one warp of dependent loads (the seed's ns-per-access table).
 // `box3x3`: a 2D-local filter, global/__ldg on row-major memory vs a cudaArray texture.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
@@ -335,73 +341,117 @@ axis source_axis() {
                        "plain global loads, __ldg, or a texture object (tex1Dfetch / tex2D)");
 }
 
+
+void texture_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  std::size_t fetch_ok = 0;
+  for (const auto& r : v.doc.results)  // untimed: the fetch case only verifies
+    if (r.suite == v.suite && r.name == "fetch" && r.status == case_status::ok) ++fetch_ok;
+  if (fetch_ok)
+    out.push_back(fmt::format("{} texture-fetch configurations (source x filter x address mode x read mode) match the CPU reference, "
+                              "bilinear within the 9-bit weight bound", fetch_ok));
+  for (const std::string name : {"access", "latency"}) {
+    const auto rows = v.rows([&](const case_result& r) { return r.name == name && r.string_axis("source") != "global"; });
+    const auto size = present::largest(rows, "table_bytes");
+    std::string text;
+    for (const auto* r : rows)
+      if (r->int_axis("table_bytes") == size) {
+        text += fmt::format("{}{} {} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("pattern"), r->string_axis("source"),
+                            r->metric("speedup_vs_global"));
+        if (name == "latency") text += fmt::format(" ({:.0f} ns)", r->metric("ns_per_load"));
+      }
+    if (!text.empty())
+      out.push_back(fmt::format("{} relative to plain global loads, {} table: {}",
+                                name == "access" ? "gather throughput" : "dependent-load latency",
+                                format_bytes(static_cast<double>(size)), text));
+  }
+  std::string text;
+  for (const auto* r : v.rows([](const case_result& r) { return r.name == "box3x3" && r.string_axis("source") != "global"; }))
+    text += fmt::format("{}{} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("source"), r->metric("speedup_vs_global"));
+  if (!text.empty()) out.push_back("3x3 box filter relative to row-major global loads: " + text);
+}
+
+std::optional<present::fact_value> texture_gather_fact(const present::suite_view& v, std::optional<double>) {
+  const auto rows = v.rows(present::where("access", {{"pattern", std::string("random")}, {"source", std::string("texture")}}));
+  const auto* r = present::best_by(rows, present::int_axis_of("table_bytes"));
+  if (!r) return std::nullopt;
+  return present::fact_value{fmt::format("random gather through a texture object ({} table): {:.2f}x plain loads: textures buy "
+                                         "filtering and address modes, not speed",
+                                         format_bytes(static_cast<double>(r->int_axis("table_bytes").value_or(0))),
+                                         r->metric("speedup_vs_global")),
+                             r->metric("speedup_vs_global"), "", ""};
+}
+
 }  // namespace
 
 void register_texture(registry& reg) {
-  {
-    case_def c;
-    c.suite = "texture";
-    c.name = "fetch";
-    c.summary = "texture objects vs the CPU reference: 3 sources x point/linear x 4 address modes x 2 read modes";
-    c.axes.push_back(axis::strings("source", {"linear1d", "pitch2d", "array2d"},
-                                   "linear memory (tex1Dfetch), pitch-linear 2D memory, a 2D cudaArray"));
-    c.axes.push_back(axis::strings("filter", {"point", "linear"}, "nearest texel, or bilinear (9-bit weights)"));
-    c.axes.push_back(axis::strings("address", {std::begin(address_names), std::end(address_names)},
-                                   "out-of-range coordinates: repeat, clamp to edge, mirror, border colour 0"));
-    c.axes.push_back(axis::strings("read", {"element", "normalized"}, "float texels as they are; bytes read as [0, 1] floats"));
-    c.axes.push_back(axis::strings("shape", {"1024x1024"}, "HEIGHTxWIDTH in texels (1D sources: their product)")
-                         .with_verify({std::string("1x1"), std::string("5x7"), std::string("17x33"), std::string("129x257")})
-                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
-    c.body = fetch_case;
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "texture";
-    c.name = "access";
-    c.summary = "out[i] = table[f(i)] for sequential, strided (132 B) and random f: global vs __ldg vs texture";
-    c.axes.push_back(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element access i reads"));
-    c.axes.push_back(source_axis());
-    c.axes.push_back(axis::pow2("table_bytes", {24, 30}, "table size: L2-resident or DRAM")
-                         .with_range(4, std::int64_t{1} << 34)
-                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}));
-    c.body = by_source_pattern<gather_body>;
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (std::uint64_t{1} << 28); };
-    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "texture";
-    c.name = "latency";
-    c.summary = "one warp of dependent loads in each pattern (the seed's ns-per-access table): global vs __ldg vs texture";
-    c.axes.push_back(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element load k of a lane reads"));
-    c.axes.push_back(source_axis());
-    c.axes.push_back(axis::pow2("table_bytes", {28}, "table size (zeros)")
-                         .with_range(4, std::int64_t{1} << 34)
-                         .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}));
-    c.body = by_source_pattern<latency_body>;
-    c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")); };
-    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
-    reg.add(std::move(c));
-  }
-  {
-    case_def c;
-    c.suite = "texture";
-    c.name = "box3x3";
-    c.summary = "3x3 box filter with clamped edges: row-major global / __ldg vs a cudaArray texture";
-    c.axes.push_back(source_axis());
-    c.axes.push_back(axis::strings("shape", {"8192x8192"}, "ROWSxCOLS")
-                         .with_verify({std::string("1x1"), std::string("5x7"), std::string("257x129"), std::string("1000x1001")})
-                         .with_validator([](const std::string& s) { parse_matrix_shape(s); }));
-    c.body = box_case_dispatch;
-    c.footprint = [](const axis_point& p) {
-      const auto [r, cc] = parse_matrix_shape(p.get_string("shape"));
-      return static_cast<std::uint64_t>(r) * cc * 12;
-    };
-    c.baselines.push_back({"source", std::string("global"), "speedup_vs_global", speedup});
-    reg.add(std::move(c));
-  }
+  suite s{reg, "texture", "texture objects: correctness and what they cost against global loads"};
+  const auto shape_check = [](const std::string& shape) { parse_matrix_shape(shape); };
+  s.add("fetch", fetch_case)
+      .summary("texture objects vs the CPU reference: 3 sources x point/linear x 4 address modes x 2 read modes")
+      .axis(axis::strings("source", {"linear1d", "pitch2d", "array2d"}, "linear memory (tex1Dfetch), pitch-linear 2D memory, a 2D cudaArray"))
+      .axis(axis::strings("filter", {"point", "linear"}, "nearest texel, or bilinear (9-bit weights)"))
+      .axis(axis::strings("address", {std::begin(address_names), std::end(address_names)},
+                          "out-of-range coordinates: repeat, clamp to edge, mirror, border colour 0"))
+      .axis(axis::strings("read", {"element", "normalized"}, "float texels as they are; bytes read as [0, 1] floats"))
+      .axis(axis::strings("shape", {"1024x1024"}, "HEIGHTxWIDTH in texels (1D sources: their product)")
+                .with_verify({std::string("1x1"), std::string("5x7"), std::string("17x33"), std::string("129x257")})
+                .with_validator(shape_check));
+  s.add("access", by_source_pattern<gather_body>)
+      .summary("out[i] = table[f(i)] for sequential, strided (132 B) and random f: global vs __ldg vs texture")
+      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element access i reads"))
+      .axis(source_axis())
+      .axis(axis::pow2("table_bytes", {24, 30}, "table size: L2-resident or DRAM")
+                .with_range(4, std::int64_t{1} << 34)
+                .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (std::uint64_t{1} << 28); })
+      .baseline("source", std::string("global"), "speedup_vs_global");
+  s.add("latency", by_source_pattern<latency_body>)
+      .summary("one warp of dependent loads in each pattern (the seed's ns-per-access table): global vs __ldg vs texture")
+      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element load k of a lane reads"))
+      .axis(source_axis())
+      .axis(axis::pow2("table_bytes", {28}, "table size (zeros)")
+                .with_range(4, std::int64_t{1} << 34)
+                .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")); })
+      .baseline("source", std::string("global"), "speedup_vs_global");
+  s.add("box3x3", box_case_dispatch)
+      .summary("3x3 box filter with clamped edges: row-major global / __ldg vs a cudaArray texture")
+      .axis(source_axis())
+      .axis(axis::strings("shape", {"8192x8192"}, "ROWSxCOLS")
+                .with_verify({std::string("1x1"), std::string("5x7"), std::string("257x129"), std::string("1000x1001")})
+                .with_validator(shape_check))
+      .footprint([](const axis_point& p) {
+        const auto [r, cc] = parse_matrix_shape(p.get_string("shape"));
+        return static_cast<std::uint64_t>(r) * cc * 12;
+      })
+      .baseline("source", std::string("global"), "speedup_vs_global");
+
+  present::chart_spec acc;
+  acc.title = "Gather by pattern: global vs __ldg vs texture ({fixed} table)";
+  acc.keep = present::case_is("access");
+  acc.fixed_axis = "table_bytes";
+  acc.fixed_is_bytes = true;
+  acc.label = present::label_axes({"pattern", "source"});
+  acc.y = present::gbps();
+  acc.y_label = "GB/s (bytes read + written / median time)";
+  acc.peer = present::axis_is("source", "global");
+  acc.peer_key = "plain global loads";
+  acc.copy_ceiling = true;
+  present::chart_spec lat;
+  lat.title = "One warp of dependent loads by pattern (the seed's ns-per-access table)";
+  lat.keep = present::case_is("latency");
+  lat.label = acc.label;
+  lat.y = present::metric_of("ns_per_load");
+  lat.y_label = "ns per load (lower is better)";
+  lat.peer = acc.peer;
+  lat.peer_key = acc.peer_key;
+  present::chart_spec box = acc;
+  box.title = "3x3 box filter: row-major global / __ldg vs a cudaArray texture";
+  box.keep = present::case_is("box3x3");
+  box.fixed_axis.clear();
+  box.label = present::label_axes({"source", "shape"});
+  s.chart(acc).chart(lat).chart(box).finding(texture_findings);
+  s.fact(advise::question::texture_gather, "a random gather through a texture object against plain loads", texture_gather_fact);
 }
 
 }  // namespace memscope::suites

@@ -1,7 +1,13 @@
 // Suite `transform`: the seed's 4x4 matrix applied to many float3 / float4 points, the matrix in
 // __constant__ memory, in global memory, or passed as a kernel parameter.
 
-#include "harness/registry.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+
+#include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -54,26 +60,30 @@ void points_case(case_state& st, std::size_t n) {
   st.exec([&](cudaStream_t st_) { tf::apply(src, in.data(), out.data(), n, m, d_matrix.data(), st_); });
 }
 
+
 }  // namespace
 
 void register_transform(registry& reg) {
-  case_def c;
-  c.suite = "transform";
-  c.name = "points";
-  c.summary = "p' = M p with a 4x4 matrix from __constant__, global memory or kernel parameters";
-  c.axes = {axis::strings("matrix", {std::begin(source_names), std::end(source_names)}, "where the matrix lives"),
-            axis::strings("point", {"float3", "float4"}, "12-byte (w = 1) or 16-byte points"),
-            axis::pow2("elements", {24, 26}, "points")
+  suite s{reg, "transform", "the seed's 4x4 transform with the matrix in three places"};
+  s.add("points",
+        [](case_state& st) {
+          const auto n = static_cast<std::size_t>(st.get_int("elements"));
+          if (st.get_string("point") == "float3") points_case<float3>(st, n);
+          else points_case<float4>(st, n);
+        })
+      .summary("p' = M p with a 4x4 matrix from __constant__, global memory or kernel parameters")
+      .axis(axis::strings("matrix", {std::begin(source_names), std::end(source_names)}, "where the matrix lives"))
+      .axis(axis::strings("point", {"float3", "float4"}, "12-byte (w = 1) or 16-byte points"))
+      .axis(axis::pow2("elements", {24, 26}, "points")
                 .with_quick({std::int64_t{1} << 24})
-                .with_verify({std::int64_t{1}, std::int64_t{255}, std::int64_t{1000003}})};
-  c.body = [](case_state& st) {
-    const auto n = static_cast<std::size_t>(st.get_int("elements"));
-    if (st.get_string("point") == "float3") points_case<float3>(st, n);
-    else points_case<float4>(st, n);
-  };
-  c.footprint = [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 32; };
-  c.baselines.push_back({"matrix", std::string("constant"), "speedup_vs_constant", speedup});
-  reg.add(std::move(c));
+                .with_verify({std::int64_t{1}, std::int64_t{255}, std::int64_t{1000003}}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 32; })
+      .baseline("matrix", std::string("constant"), "speedup_vs_constant");
+
+  auto c = present::gbps_bars("4x4 transform by matrix source ({fixed} points)", present::label_axes({"matrix", "point"}),
+                              present::axis_is("matrix", "constant"), "the matrix in __constant__");
+  c.fixed_axis = "elements";
+  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_constant", "matrix outside __constant__, speed relative to __constant__"));
 }
 
 }  // namespace memscope::suites

@@ -1,6 +1,8 @@
 #include "advise/advisor.hpp"
 #include "report/compare.hpp"
 #include "report/html_report.hpp"
+#include "harness/registry.hpp"
+#include "memscope/core/levels.hpp"
 
 #include <gtest/gtest.h>
 
@@ -60,7 +62,7 @@ TEST(Report, SelfContainedPageWithAChartPerSuite) {
   d.results[2].metrics["predicted_efficiency"] = 1.0;
   d.results[3].metrics["predicted_efficiency"] = 0.5;
   d.results[4].metrics["cycles_per_load"] = 34;
-  const std::string html = report::render_html(d);
+  const std::string html = report::render_html(d, builtin_registry());
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
   for (const char* id : {"suite-bandwidth", "suite-coalescing", "suite-constant", "suite-mystery", "id=\"device\""})
     EXPECT_NE(html.find(id), std::string::npos) << id;
@@ -74,13 +76,13 @@ TEST(Report, SelfContainedPageWithAChartPerSuite) {
 
 TEST(Report, EscapesText) {
   auto d = doc_with({row("s", "<b>&", {}, 1e-3)});
-  const auto html = report::render_html(d);
+  const auto html = report::render_html(d, builtin_registry());
   EXPECT_EQ(html.find("<b>&"), std::string::npos);
   EXPECT_NE(html.find("&lt;b&gt;&amp;"), std::string::npos);
 }
 
 TEST(Report, LevelEdgesFindPlateauEnds) {
-  const auto e = report::level_edges({{1024, 34}, {2048, 34.5}, {4096, 100}, {8192, 101}, {1 << 20, 300}});
+  const auto e = memscope::level_edges({{1024, 34}, {2048, 34.5}, {4096, 100}, {8192, 101}, {1 << 20, 300}});
   ASSERT_EQ(e.size(), 2u);
   EXPECT_EQ(e[0], 2048);
   EXPECT_EQ(e[1], 8192);
@@ -157,7 +159,7 @@ TEST(Advise, EveryBranchOfTheTree) {
       {q(1ull << 30, mutability::written, warp_access::coalesced, sharing::thread), "written/streamed", "global memory"},
   };
   for (const auto& c : cases) {
-    const auto a = advise::advise(c.query, &d);
+    const auto a = advise::advise(c.query, &d, builtin_registry());
     EXPECT_EQ(a.branch, c.branch);
     EXPECT_EQ(a.memory, c.memory) << c.branch;
     EXPECT_FALSE(a.technique.empty()) << c.branch;
@@ -168,7 +170,7 @@ TEST(Advise, EveryBranchOfTheTree) {
   // Without clusters, data shared across blocks goes to global memory whatever its size.
   auto old = doc_with({});
   old.device.cluster_launch = false;
-  EXPECT_EQ(advise::advise(q(1024, mutability::written, warp_access::irregular, sharing::grid), &old).branch, "written/grid/global");
+  EXPECT_EQ(advise::advise(q(1024, mutability::written, warp_access::irregular, sharing::grid), &old, builtin_registry()).branch, "written/grid/global");
 }
 
 TEST(Advise, CitesMeasuredFiguresWhenTheProfileHasThem) {
@@ -177,20 +179,20 @@ TEST(Advise, CitesMeasuredFiguresWhenTheProfileHasThem) {
   auto g1 = row("constant", "broadcast", {{"space", std::string("global")}, {"distinct", std::int64_t{1}}}, 1e-4);
   g1.metrics["cycles_per_load"] = 47.3;
   const auto d = doc_with({c1, g1});
-  const auto a = advise::advise(q(16, mutability::read_only, warp_access::uniform), &d);
+  const auto a = advise::advise(q(16, mutability::read_only, warp_access::uniform), &d, builtin_registry());
   EXPECT_NE(a.evidence[0].find("39.4 cycles"), std::string::npos) << a.evidence[0];
   EXPECT_NE(a.evidence[0].find("47.3"), std::string::npos) << a.evidence[0];
   EXPECT_NE(a.evidence[1].find("not in this profile"), std::string::npos) << a.evidence[1];
-  const auto none = advise::advise(q(16, mutability::read_only, warp_access::uniform), nullptr);
+  const auto none = advise::advise(q(16, mutability::read_only, warp_access::uniform), nullptr, builtin_registry());
   EXPECT_NE(none.evidence[0].find("memscope run constant"), std::string::npos);
 }
 
 TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
-  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr), usage_error);
-  EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr), usage_error);
-  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::uniform, sharing::thread), nullptr), usage_error);
-  EXPECT_THROW(advise::advise(q(16, mutability::unknown), nullptr), usage_error);
-  EXPECT_THROW(advise::advise(q(0, mutability::read_only), nullptr), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::uniform, sharing::thread), nullptr, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::unknown), nullptr, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::advise(q(0, mutability::read_only), nullptr, builtin_registry()), usage_error);
   EXPECT_THROW(advise::parse_access("sometimes"), usage_error);
   EXPECT_THROW(advise::parse_sharing("world"), usage_error);
 }
@@ -217,31 +219,31 @@ TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
     r.metrics["cycles_per_load"] = cyc;
     rows.push_back(r);
   }
-  const auto f = report::findings(doc_with(rows));
+  const auto f = report::findings(doc_with(rows), builtin_registry());
   std::string all;
   for (const auto& x : f) all += x.suite + ": " + x.text + "\n";
   EXPECT_NE(all.find("reduce: best memscope sum of 268435456 f32: grid_stride_vec, 1.004x CUB"), std::string::npos) << all;
   EXPECT_NE(all.find("40.0 cycles for a broadcast, +11.0 cycles"), std::string::npos) << all;
   EXPECT_NE(all.find("up to 2.0 KiB at 34 cycles; up to 64.0 KiB at 100-104 cycles"), std::string::npos) << all;
-  EXPECT_TRUE(report::findings(doc_with({})).empty());
+  EXPECT_TRUE(report::findings(doc_with({}), builtin_registry()).empty());
 }
 
 TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   std::vector<case_result> rows;
-  auto hist = [&](const char* strategy, const char* dist, double speedup, double kind, double cluster) {
+  auto hist = [&](const char* strategy, const char* dist, double speedup, const char* kind, double cluster) {
     auto r = row("histogram", "even", {{"strategy", std::string(strategy)}, {"bins", std::int64_t{65536}},
                                        {"distribution", std::string(dist)}, {"samples", std::int64_t{1} << 28}}, 1e-3);
     r.metrics["speedup_vs_cub"] = speedup;
-    if (kind > 0) {
-      r.metrics["plan_strategy"] = kind;
+    if (*kind) {
+      r.labels["plan_strategy"] = kind;
       r.metrics["plan_cluster_size"] = cluster;
     }
     rows.push_back(r);
   };
-  hist("auto", "uniform", 17.5, 4, 2);
-  hist("cluster2", "uniform", 6.8, 3, 2);
-  hist("cub", "uniform", 1.0, 0, 0);
-  hist("auto", "one_bin", 1.6, 4, 2);
+  hist("auto", "uniform", 17.5, "split", 2);
+  hist("cluster2", "uniform", 6.8, "cluster", 2);
+  hist("cub", "uniform", 1.0, "", 0);
+  hist("auto", "one_bin", 1.6, "split", 2);
   auto lat = [&](const char* target, double cycles) {
     auto r = row("dsmem", "latency", {{"target", std::string(target)}, {"ws_bytes", std::int64_t{16384}}}, 1e-3);
     r.metrics["cycles_per_load"] = cycles;
@@ -256,7 +258,7 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
     rows.push_back(r);
   }
   std::string all;
-  for (const auto& x : report::findings(doc_with(rows))) all += x.suite + ": " + x.text + "\n";
+  for (const auto& x : report::findings(doc_with(rows), builtin_registry())) all += x.suite + ": " + x.text + "\n";
   EXPECT_NE(all.find("65536 bins, 268435456 uniform samples: automatic choice (a 2-block split cluster) 17.50x CUB"),
             std::string::npos) << all;
   EXPECT_NE(all.find("all samples in one bin: 1.60x"), std::string::npos) << all;
@@ -282,7 +284,7 @@ TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
   d.device.sm_clock_khz = 2000000;
   d.device.shared_per_sm = 228 * 1024;
   std::string all;
-  for (const auto& x : report::findings(d)) all += x.suite + ": " + x.text + "\n";
+  for (const auto& x : report::findings(d, builtin_registry())) all += x.suite + ": " + x.text + "\n";
   EXPECT_NE(all.find("default loads: L1 40 cycles (20 ns) up to 128.0 KiB; L2 295 cycles (148 ns) up to 16.0 MiB; "
                      "DRAM 680 cycles (340 ns) from 128.0 MiB; between, 32.0 MiB-64.0 MiB: 450 to 450 cycles"),
             std::string::npos) << all;

@@ -69,7 +69,7 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
 TEST(ResultsJson, StableFieldNames) {
   const auto j = to_json(sample_doc());
   EXPECT_EQ(j.at("format"), "memscope-results");
-  EXPECT_EQ(j.at("format_version"), 1);
+  EXPECT_EQ(j.at("format_version"), results_format_version);
   const auto& r = j.at("results").at(0);
   for (const char* k : {"suite", "case", "variant", "axes", "status", "verification", "samples", "derived", "metrics",
                         "bytes_read", "bytes_written", "elements"})

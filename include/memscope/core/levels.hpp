@@ -43,4 +43,14 @@ inline std::vector<latency_level> detect_levels(std::vector<std::pair<double, do
   return out;
 }
 
+/// Where a sorted (x, y) curve jumps by more than `factor` between neighbours: the x just
+/// before each jump, i.e. the last working set that still fits a level.
+inline std::vector<double> level_edges(std::vector<std::pair<double, double>> curve, double factor = 1.5) {
+  std::sort(curve.begin(), curve.end());
+  std::vector<double> edges;
+  for (std::size_t i = 1; i < curve.size(); ++i)
+    if (curve[i - 1].second > 0 && curve[i].second > factor * curve[i - 1].second) edges.push_back(curve[i - 1].first);
+  return edges;
+}
+
 }  // namespace memscope

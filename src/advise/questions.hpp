@@ -1,0 +1,42 @@
+#pragma once
+// The questions the advisor asks of measured rows. Suites answer them by declaring facts of
+// these names beside their cases (src/suites/); the advisor reads no row itself. `at` is the
+// size a question is about where it has one.
+
+namespace memscope::advise::question {
+
+/// A dependent load from shared memory, in cycles.
+inline constexpr const char* shared_load_latency = "shared_load_latency";
+/// A warp reading one word: constant cache broadcast against a global load.
+inline constexpr const char* uniform_read_cost = "uniform_read_cost";
+/// A warp reading 32 different words from the constant cache against global memory.
+inline constexpr const char* divergent_constant_read_cost = "divergent_constant_read_cost";
+/// What the choice of a read-only coefficient source costs a bandwidth-bound kernel.
+inline constexpr const char* coefficient_source_spread = "coefficient_source_spread";
+/// Staging a block's neighbourhood in shared memory against leaning on L1.
+inline constexpr const char* shared_tile_vs_l1 = "shared_tile_vs_l1";
+/// A dependent load over `at` bytes of data, and over the largest working set measured.
+inline constexpr const char* dependent_load_latency = "dependent_load_latency";
+/// What an L2 persisting window bought a hot table streamed past by other traffic.
+inline constexpr const char* l2_persisting_window = "l2_persisting_window";
+/// A random gather through a texture object against plain loads.
+inline constexpr const char* texture_gather = "texture_gather";
+/// Random gather throughput from an L2-sized and a DRAM-sized table, __ldg against plain.
+inline constexpr const char* random_gather = "random_gather";
+/// Coalesced 16-byte reads streaming from DRAM.
+inline constexpr const char* streaming_read = "streaming_read";
+/// A block-wide reduction through shared memory against CUB and the global-memory halving.
+inline constexpr const char* block_reduction = "block_reduction";
+/// Counters written by the whole grid (a histogram of `at` bins): which strategy the measured
+/// automatic choice took (tag: block, split, cluster, global) and its speed against CUB.
+inline constexpr const char* grid_counters = "grid_counters";
+/// The same at every measured counter count.
+inline constexpr const char* grid_counters_by_size = "grid_counters_by_size";
+/// Remote (DSMEM) atomics against a layout that keeps atomics on the SM.
+inline constexpr const char* remote_atomics_cost = "remote_atomics_cost";
+/// A dependent load from a peer block's shared memory against the block's own.
+inline constexpr const char* remote_shared_latency = "remote_shared_latency";
+/// Stores that start one element off a 32-byte sector against aligned ones.
+inline constexpr const char* misaligned_store_cost = "misaligned_store_cost";
+
+}  // namespace memscope::advise::question

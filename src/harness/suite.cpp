@@ -1,0 +1,72 @@
+#include "harness/suite.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace memscope {
+
+case_builder& case_builder::summary(std::string text) {
+  def().summary = std::move(text);
+  return *this;
+}
+
+case_builder& case_builder::axis(memscope::axis a) {
+  for (const auto& e : def().axes)
+    if (e.name == a.name) throw std::logic_error("case " + def().id() + ": axis " + a.name + " declared twice");
+  def().axes.push_back(std::move(a));
+  return *this;
+}
+
+case_builder& case_builder::footprint(std::function<std::uint64_t(const axis_point&)> f) {
+  def().footprint = std::move(f);
+  return *this;
+}
+
+case_builder& case_builder::baseline(std::string axis_name, axis_value value, std::string metric,
+                                     std::function<double(const case_result&, const case_result&)> ratio) {
+  def().baselines.push_back({std::move(axis_name), std::move(value), std::move(metric), std::move(ratio)});
+  return *this;
+}
+
+suite::suite(registry& reg, std::string name, std::string summary) : reg_(reg), name_(std::move(name)) {
+  auto& info = reg_.suite(name_);
+  if (!summary.empty()) info.summary = std::move(summary);
+}
+
+case_builder suite::add(std::string case_name, std::function<void(case_state&)> body) {
+  case_def c;
+  c.suite = name_;
+  c.name = std::move(case_name);
+  c.body = std::move(body);
+  reg_.add(std::move(c));
+  return case_builder(reg_, reg_.cases().size() - 1);
+}
+
+suite& suite::chart(present::chart_spec c) {
+  reg_.suite(name_).charts.push_back(std::move(c));
+  return *this;
+}
+
+suite& suite::finding(present::finding_rule r) {
+  reg_.suite(name_).findings.push_back(std::move(r));
+  return *this;
+}
+
+suite& suite::fact(std::string name, std::string description,
+                   std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval) {
+  if (reg_.find_fact(name)) throw std::logic_error("fact " + name + " declared twice");
+  present::fact_def f;
+  f.name = std::move(name);
+  f.suite = name_;
+  f.description = std::move(description);
+  f.eval = std::move(eval);
+  reg_.suite(name_).facts.push_back(std::move(f));
+  return *this;
+}
+
+suite& suite::upgrade(std::function<void(case_result&, int)> f) {
+  reg_.suite(name_).upgrade = std::move(f);
+  return *this;
+}
+
+}  // namespace memscope

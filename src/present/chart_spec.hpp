@@ -1,0 +1,99 @@
+#pragma once
+// A chart as a suite declares it, beside its cases: which rows, what goes on each axis, what is
+// highlighted and which reference line applies. The report turns specs into SVG without knowing
+// any suite. Pure C++.
+
+#include "present/rows.hpp"
+
+#include <string>
+#include <vector>
+
+namespace memscope::present {
+
+enum class chart_kind { bars, lines };
+
+/// How an axis of numbers is ticked and labelled.
+enum class scale { linear, log10, log2, log2_bytes };
+
+struct chart_spec {
+  chart_kind kind = chart_kind::bars;
+  /// "{fixed}" is replaced by the value `fixed_axis` was held at ("1.0 GiB", "268435456"),
+  /// "{panel}" by the panel's value of `panel_axis`.
+  std::string title;
+  row_pred keep;           // which usable rows of the suite (all when empty)
+  /// An integer axis held at its largest measured value: charts show the biggest problem.
+  std::string fixed_axis;
+  bool fixed_is_bytes = false;
+  /// One small chart per value of this axis (empty: one chart).
+  std::string panel_axis;
+  row_label label;         // a bar's label, or the series a point belongs to
+  row_value x;             // lines only
+  row_value y;
+  std::string x_label, y_label;
+  scale x_scale = scale::linear, y_scale = scale::linear;
+  /// Bars: the reference the others are read against (CUB, cudaMemcpy, the naive kernel),
+  /// drawn in the one highlight colour and named in the key.
+  row_pred peer;
+  std::string peer_key;
+  /// Draw the same run's device-to-device copy ceiling: only where DRAM bounds the figure.
+  bool copy_ceiling = false;
+  /// Lines: a dashed companion series per row group, from a model metric (predictions).
+  struct model_series {
+    row_pred keep;
+    row_label name;
+    row_value y;
+  };
+  std::vector<model_series> models;
+  /// Lines: vertical marks where the first series jumps by more than 1.5x (a level ends).
+  bool level_marks = false;
+};
+
+/// Builders for the common cases, so declarations read like the chart.
+inline row_value gbps() {
+  return [](const case_result& r) { return r.gbps; };
+}
+inline row_value metric_of(std::string name) {
+  return [name](const case_result& r) { return r.metric(name); };
+}
+inline row_value int_axis_of(std::string name) {
+  return [name](const case_result& r) { return static_cast<double>(r.int_axis(name).value_or(0)); };
+}
+inline row_label label_axes(std::vector<std::string> names) {
+  return [names](const case_result& r) { return axes_text(r, names); };
+}
+inline row_pred axis_is(std::string name, std::string value) {
+  return [name, value](const case_result& r) { return r.string_axis(name) == value; };
+}
+inline row_pred case_is(std::string name) {
+  return [name](const case_result& r) { return r.name == name; };
+}
+
+/// Bars of GB/s against the same run's copy ceiling, the reference highlighted.
+inline chart_spec gbps_bars(std::string title, row_label label, row_pred peer, std::string peer_key) {
+  chart_spec c;
+  c.title = std::move(title);
+  c.label = std::move(label);
+  c.y = gbps();
+  c.y_label = "GB/s (bytes read + written / median time)";
+  c.peer = std::move(peer);
+  c.peer_key = std::move(peer_key);
+  c.copy_ceiling = true;
+  return c;
+}
+
+/// One line per series over an integer axis.
+inline chart_spec line_plot(std::string title, row_label series, const std::string& x_axis, row_value y, std::string x_label,
+                            std::string y_label, scale x_scale) {
+  chart_spec c;
+  c.kind = chart_kind::lines;
+  c.title = std::move(title);
+  c.label = std::move(series);
+  c.x = int_axis_of(x_axis);
+  c.y = std::move(y);
+  c.x_label = std::move(x_label);
+  c.y_label = std::move(y_label);
+  c.x_scale = x_scale;
+  return c;
+}
+
+}  // namespace memscope::present

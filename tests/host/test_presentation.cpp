@@ -1,0 +1,154 @@
+// The suite-owned presentation: generic report and advisor code, findings unchanged on the
+// bundled profile, old results files read through the suites' upgrade hooks, facts answered at
+// the nearest measured point.
+
+#include "advise/advisor.hpp"
+#include "harness/registry.hpp"
+#include "report/bundled_profile.hpp"
+#include "report/charts.hpp"
+#include "report/findings.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace memscope;
+
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+results_doc bundled() {
+  auto doc = bundled_profile();
+  if (!doc) return {};
+  upgrade(*doc, builtin_registry());
+  return *doc;
+}
+
+}  // namespace
+
+// src/report and src/advise are generic: no suite, case or axis name of any suite appears there
+// as a string literal (suites declare their charts, findings and facts themselves).
+TEST(Presentation, ReportAndAdvisorNameNoSuiteCaseOrAxis) {
+  std::set<std::string> names;
+  for (const auto& c : builtin_registry().cases()) {
+    names.insert(c.suite);
+    names.insert(c.name);
+    for (const auto& a : c.axes) names.insert(a.name);
+  }
+  const std::regex literal(R"re("((?:[^"\\]|\\.)*)")re");
+  std::size_t files = 0;
+  for (const char* dir : {"src/report", "src/advise"})
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(MEMSCOPE_SOURCE_DIR) / dir)) {
+      if (e.path().extension() != ".cpp") continue;
+      ++files;
+      const auto text = read_file(e.path());
+      for (std::sregex_iterator it(text.begin(), text.end(), literal), end; it != end; ++it)
+        EXPECT_EQ(names.count((*it)[1].str()), 0u) << e.path() << " names \"" << (*it)[1].str() << "\"";
+    }
+  EXPECT_GE(files, 6u);
+}
+
+// The findings of the bundled H200 profile are the ones the per-suite functions of the report
+// produced before the suites owned them (tests/host/data/h200_findings.txt, written then).
+TEST(Presentation, BundledProfileKeepsEveryFinding) {
+  const auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  std::multiset<std::string> now;
+  for (const auto& f : report::findings(doc, builtin_registry())) now.insert(f.suite + ": " + f.text);
+  std::ifstream golden(std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/host/data/h200_findings.txt");
+  ASSERT_TRUE(golden) << "golden findings file missing";
+  std::size_t count = 0;
+  for (std::string line; std::getline(golden, line);)
+    if (!line.empty()) {
+      ++count;
+      EXPECT_EQ(now.count(line), 1u) << "finding lost or changed: " << line;
+    }
+  EXPECT_EQ(count, now.size());
+}
+
+// Every suite of the bundled profile draws at least the charts it drew before the move.
+TEST(Presentation, BundledProfileDrawsEveryChart) {
+  const auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  const std::pair<const char*, std::size_t> before[] = {
+      {"bandwidth", 1}, {"reduce", 1}, {"coalescing", 2},      {"bank_conflicts", 3}, {"transpose", 1}, {"stencil", 1},
+      {"constant", 2},  {"transform", 1}, {"readonly", 1},    {"histogram", 3},      {"dsmem", 4},     {"cache_bandwidth", 1},
+      {"texture", 3},   {"cache_config", 3}, {"cache_control", 5}, {"latency", 1}};
+  for (const auto& [suite, n] : before) {
+    const auto charts = report::charts_for(builtin_registry().find_suite(suite), present::suite_view{doc, suite});
+    EXPECT_GE(charts.size(), n) << suite;
+    for (const auto& svg : charts) {
+      EXPECT_EQ(svg.find("nan"), std::string::npos) << suite;
+      EXPECT_EQ(svg.find("inf"), std::string::npos) << suite;
+    }
+  }
+}
+
+// Version 1 stored the histogram plan as an ordinal; the suite's upgrade hook names it.
+TEST(Presentation, VersionOneRowsAreUpgradedToLabels) {
+  results_doc doc;
+  doc.format_version = 1;
+  case_result r;
+  r.suite = "histogram";
+  r.name = "even";
+  r.metrics["plan_strategy"] = 4;
+  r.metrics["plan_cluster_size"] = 2;
+  doc.results.push_back(r);
+  upgrade(doc, builtin_registry());
+  EXPECT_EQ(doc.format_version, results_format_version);
+  EXPECT_EQ(doc.results[0].label("plan"), "split cluster of 2");
+  EXPECT_EQ(doc.results[0].label("plan_strategy"), "split");
+  EXPECT_EQ(doc.results[0].metrics.count("plan_strategy"), 0u);
+}
+
+// A results file measured at other sizes than the bundled profile still answers, from the
+// nearest measured point, and says so.
+TEST(Presentation, AdvisorAnswersFromOtherAxesAtTheNearestPoint) {
+  auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  // Keep only histogram rows at 4096 and 262144 bins: neither is what the question asks.
+  std::vector<case_result> kept;
+  for (const auto& r : doc.results)
+    if (r.suite != "histogram" || r.int_axis("bins") == 4096 || r.int_axis("bins") == 262144) kept.push_back(r);
+  doc.results = kept;
+  advise::query q;
+  q.bytes = 2 << 20;  // 2^19 counters: the nearest measured count is 2^18
+  q.mut = advise::mutability::written;
+  q.share = advise::sharing::grid;
+  const auto a = advise::advise(q, &doc, builtin_registry());
+  EXPECT_EQ(a.branch, "written/grid/global");
+  bool noted = false;
+  for (const auto& e : a.evidence) noted |= e.find("262144 bins") != std::string::npos && e.find("nearest measured") != std::string::npos;
+  EXPECT_TRUE(noted) << a.evidence[0];
+  q.bytes = 16 << 10;  // 4096 counters: exactly measured, no note
+  const auto b = advise::advise(q, &doc, builtin_registry());
+  EXPECT_EQ(b.branch, "written/grid/block");
+  EXPECT_EQ(b.evidence[0].find("nearest measured"), std::string::npos) << b.evidence[0];
+}
+
+// Every question the advisor asks has a suite that answers it, and fact names are unique.
+TEST(Presentation, EveryAdvisorQuestionHasAnAnsweringSuite) {
+  std::size_t facts = 0;
+  for (const auto& s : builtin_registry().suite_infos()) {
+    for (const auto& f : s.facts) {
+      ++facts;
+      EXPECT_EQ(f.suite, s.name);
+      EXPECT_TRUE(f.eval) << f.name;
+    }
+  }
+  EXPECT_GE(facts, 16u);
+  // Each branch of the tree, without a profile: cites a suite for every question it asks.
+  advise::query q;
+  q.temporary = true;
+  EXPECT_FALSE(advise::advise(q, nullptr, builtin_registry()).suite.empty());
+}
