@@ -29,18 +29,10 @@ namespace rd = memscope::reduce;
 const char* const kernel_names[] = {"global_inplace", "interleaved", "static_smem", "dynamic_smem",
                                     "warp_shuffle",   "grid_stride_vec", "grid_stride_vec8", "cub"};
 
-/// Ints from the hash: small, so no sum of up to 2^31 of them overflows int32 (|v| <= 8).
-__global__ void fill_small_ints_kernel(int* out, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    out[i] = static_cast<int>(hash_small_int(seed, i));
-}
-
 void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) { fill_hash(p, n, seed, fill_kind::uniform, s); }
+/// Ints from the hash: small, so no sum of up to 2^31 of them overflows int32 (|v| <= 8).
 void fill_input(int* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
-  if (n == 0) return;
-  fill_small_ints_kernel<<<1024, 256, 0, s>>>(p, n, seed);
-  MEMSCOPE_CHECK_LAUNCH("fill_small_ints_kernel");
+  fill(p, n, hash_gen{seed, fill_kind::small_int}, s);
 }
 
 verify_result check_sum(float got, std::size_t n, std::uint64_t seed) {

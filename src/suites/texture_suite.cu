@@ -93,20 +93,6 @@ void check_fetches(case_state& st, const tx::image& img, const tx::texture_objec
   st.check(verify_result::fail(os.str()));
 }
 
-/// Texel i of a test texture: a uniform float, or a byte.
-template <class T>
-T make_texel(std::uint64_t seed, std::size_t i) {
-  if constexpr (std::is_same_v<T, float>) return hash_uniform(seed, i);
-  else return static_cast<T>(hash_u32(seed, i) & 0xFF);
-}
-
-/// What a fetch of texel t returns: the float itself, or byte / 255 in normalised-float mode.
-template <class T>
-float texel_value(T t) {
-  if constexpr (std::is_same_v<T, float>) return t;
-  else return static_cast<float>(t) / 255.0f;
-}
-
 /// A texture over linear memory, or the case skips with the device limit it exceeds.
 template <class T>
 tx::texture_object linear_texture_or_skip(case_state& st, const T* d_data, std::size_t count, const tx::sampler& smp = {}) {
@@ -127,8 +113,8 @@ void fetch_2d(case_state& st, bool pitch, const tx::sampler& smp, long long w, l
   img.height = h;
   img.texels.resize(host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
-    host[i] = make_texel<T>(seed, i);
-    img.texels[i] = texel_value(host[i]);
+    host[i] = tx::make_texel<T>(seed, i);
+    img.texels[i] = tx::texel_value(host[i]);
   }
   std::unique_ptr<tx::cuda_array<T>> array;
   std::unique_ptr<tx::pitch2d_buffer<T>> pitched;
@@ -167,8 +153,8 @@ void fetch_linear(case_state& st, const tx::sampler& smp, long long count) {
   std::vector<T> host(static_cast<std::size_t>(count));
   std::vector<float> value(host.size());
   for (std::size_t i = 0; i < host.size(); ++i) {
-    host[i] = make_texel<T>(seed, i);
-    value[i] = texel_value(host[i]);
+    host[i] = tx::make_texel<T>(seed, i);
+    value[i] = tx::texel_value(host[i]);
   }
   device_buffer<T> data(host.size());
   data.from_host(host);

@@ -7,6 +7,7 @@
 // enough bytes are in flight per SM to cover DRAM latency.
 
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/read_reduce.cuh"
 #include "memscope/core/host_device.hpp"
 #include "memscope/core/launch.cuh"
 
@@ -54,8 +55,6 @@ template <class Op>
 __device__ __forceinline__ float4 apply(const Op& op, float4 a, float4 b) {
   return make_float4(op(a.x, b.x), op(a.y, b.y), op(a.z, b.z), op(a.w, b.w));
 }
-__device__ __forceinline__ float lane_sum(float a) { return a; }
-__device__ __forceinline__ float lane_sum(float4 a) { return (a.x + a.y) + (a.z + a.w); }
 
 // ---- kernels -------------------------------------------------------------------------------
 /// How a grid walks the arrays. grid_stride: thread t touches t, t+S, t+2S... (S = all threads),
@@ -127,30 +126,6 @@ __global__ void __launch_bounds__(policy::block_threads)
   }
 }
 
-/// Read-only traffic: each block writes the sum of its elements to partials[blockIdx.x], so the
-/// loads cannot be removed and the result can be checked.
-template <int kItems, class T>
-__global__ void __launch_bounds__(policy::block_threads)
-    stream_sum_kernel(const T* __restrict__ a, std::size_t n, float* __restrict__ partials) {
-  using block_reduce = cub::BlockReduce<float, policy::block_threads>;
-  __shared__ typename block_reduce::TempStorage temp;
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  float acc[kItems] = {};
-  for (; i + (kItems - 1) * stride < n; i += kItems * stride) {
-    T v[kItems];
-#pragma unroll
-    for (int u = 0; u < kItems; ++u) v[u] = a[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kItems; ++u) acc[u] += lane_sum(v[u]);
-  }
-  for (; i < n; i += stride) acc[0] += lane_sum(a[i]);
-  float thread_sum = 0;
-#pragma unroll
-  for (int u = 0; u < kItems; ++u) thread_sum += acc[u];
-  const float block_sum = block_reduce(temp).Sum(thread_sum);
-  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
-}
 
 // ---- launchers -----------------------------------------------------------------------------
 /// The variant the suites use unless told otherwise. Chosen by measurement on an H200
@@ -173,15 +148,17 @@ void stream_map(Op op, T* out, const T* a, const T* b, std::size_t n, cudaStream
 template <class T>
 unsigned stream_sum_partials(std::size_t n) {
   constexpr int k = policy::items_per_thread;
-  return persistent_grid(stream_sum_kernel<k, T>, policy::block_threads, 0, n, std::size_t{policy::block_threads} * k);
+  return persistent_grid(read_reduce_kernel<policy::block_threads, k, false, T>, policy::block_threads, 0, n,
+                         std::size_t{policy::block_threads} * k);
 }
 
 /// partials[0 .. stream_sum_partials(n)) receive per-block sums of a[0..n); n may be 0.
 template <class T>
 void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream) {
   constexpr int k = policy::items_per_thread;
-  stream_sum_kernel<k, T><<<stream_sum_partials<T>(n), policy::block_threads, 0, stream>>>(a, n, partials);
-  MEMSCOPE_CHECK_LAUNCH("stream_sum_kernel");
+  read_reduce_kernel<policy::block_threads, k, false, T>
+      <<<stream_sum_partials<T>(n), policy::block_threads, 0, stream>>>(a, n, 0, 1, partials);
+  MEMSCOPE_CHECK_LAUNCH("read_reduce_kernel");
 }
 
 }  // namespace memscope::bandwidth

@@ -16,6 +16,7 @@
 #include "memscope/cache/bandwidth_reference.hpp"
 #include "memscope/cache/hints.cuh"
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/fill.cuh"
 #include "memscope/core/launch.cuh"
 #include "memscope/core/random.hpp"
 
@@ -32,18 +33,14 @@ struct bandwidth_policy {
   static constexpr int unroll = 4;
 };
 
-template <int = 0>
-__global__ void fill_words_kernel(std::uint32_t* out, std::size_t count, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
-    out[i] = buffer_word(seed, i);
-}
+struct buffer_word_gen {
+  std::uint64_t seed;
+  MEMSCOPE_HD std::uint32_t operator()(std::size_t i) const { return buffer_word(seed, i); }
+};
 
+/// out[i] = buffer_word(seed, i): the words the bandwidth reference sums.
 inline void fill_words(std::uint32_t* out, std::size_t count, std::uint64_t seed, cudaStream_t s) {
-  if (count == 0) return;
-  const auto blocks = static_cast<unsigned>(std::min<std::size_t>(ceil_div(count, 256), 65536));
-  fill_words_kernel<><<<blocks, 256, 0, s>>>(out, count, seed);
-  MEMSCOPE_CHECK_LAUNCH("fill_words_kernel");
+  fill(out, count, buffer_word_gen{seed}, s);
 }
 
 __device__ __forceinline__ std::uint32_t sum4(const uint4& v) { return v.x + v.y + v.z + v.w; }

@@ -3,6 +3,7 @@
 // kernels behind the coalescing suite. Element i of the logical array is at in[offset + i*stride].
 
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/read_reduce.cuh"
 #include "memscope/core/launch.cuh"
 
 #include <cub/block/block_reduce.cuh>
@@ -16,9 +17,6 @@ struct policy {
   static constexpr int loads_in_flight = 4;
 };
 
-__device__ __forceinline__ float lanes_sum(float v) { return v; }
-__device__ __forceinline__ float lanes_sum(float2 v) { return v.x + v.y; }
-__device__ __forceinline__ float lanes_sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
 template <class T>
 __device__ __forceinline__ T splat(float v);
@@ -28,34 +26,6 @@ template <>
 __device__ __forceinline__ float2 splat<float2>(float v) { return make_float2(v, v); }
 template <>
 __device__ __forceinline__ float4 splat<float4>(float v) { return make_float4(v, v, v, v); }
-
-/// Reads n strided elements; each block writes the sum of what it read to partials[blockIdx.x].
-template <class T>
-__global__ void __launch_bounds__(policy::block_threads)
-    strided_read_kernel(const T* __restrict__ in, std::size_t n, std::size_t offset, std::size_t stride,
-                        float* __restrict__ partials) {
-  using block_reduce = cub::BlockReduce<float, policy::block_threads>;
-  __shared__ typename block_reduce::TempStorage temp;
-  // Several independent loads in flight per thread, so the element size changes the access
-  // pattern, not the memory-level parallelism.
-  constexpr int k = policy::loads_in_flight;
-  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  float part[k] = {};
-  for (; i + (k - 1) * step < n; i += k * step) {
-    T v[k];
-#pragma unroll
-    for (int u = 0; u < k; ++u) v[u] = in[offset + (i + u * step) * stride];
-#pragma unroll
-    for (int u = 0; u < k; ++u) part[u] += lanes_sum(v[u]);
-  }
-  for (; i < n; i += step) part[0] += lanes_sum(in[offset + i * stride]);
-  float acc = 0;
-#pragma unroll
-  for (int u = 0; u < k; ++u) acc += part[u];
-  const float s = block_reduce(temp).Sum(acc);
-  if (threadIdx.x == 0) partials[blockIdx.x] = s;
-}
 
 /// Writes `value` to n strided elements.
 template <class T>
@@ -68,14 +38,15 @@ __global__ void __launch_bounds__(policy::block_threads)
 
 template <class T>
 unsigned strided_grid(std::size_t n) {
-  return persistent_grid(strided_read_kernel<T>, policy::block_threads, 0, n,
+  return persistent_grid(read_reduce_kernel<policy::block_threads, policy::loads_in_flight, true, T>, policy::block_threads, 0, n,
                          std::size_t{policy::block_threads} * policy::loads_in_flight);
 }
 
 template <class T>
 void strided_read(const T* in, std::size_t n, std::size_t offset, std::size_t stride, float* partials, cudaStream_t s) {
-  strided_read_kernel<T><<<strided_grid<T>(n), policy::block_threads, 0, s>>>(in, n, offset, stride, partials);
-  MEMSCOPE_CHECK_LAUNCH("strided_read_kernel");
+  read_reduce_kernel<policy::block_threads, policy::loads_in_flight, true, T>
+      <<<strided_grid<T>(n), policy::block_threads, 0, s>>>(in, n, offset, stride, partials);
+  MEMSCOPE_CHECK_LAUNCH("read_reduce_kernel");
 }
 
 template <class T>

@@ -5,11 +5,29 @@
 // point (8 fractional bits), so a fetch may differ from the exact blend by up to the bound
 // returned beside it; point sampling is exact.
 
+#include "memscope/core/random.hpp"
+
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace memscope::texture {
+
+/// Texel i of a test texture: a uniform float, or a byte.
+template <class T>
+T make_texel(std::uint64_t seed, std::size_t i) {
+  if constexpr (std::is_same_v<T, float>) return hash_uniform(seed, i);
+  else return static_cast<T>(hash_u32(seed, i) & 0xFF);
+}
+
+/// What a fetch of texel t returns: the float itself, or byte / 255 in normalised-float mode.
+template <class T>
+float texel_value(T t) {
+  if constexpr (std::is_same_v<T, float>) return t;
+  else return static_cast<float>(t) / 255.0f;
+}
+
 
 /// The four cudaTextureAddressMode behaviours. Wrap and mirror apply to normalised
 /// coordinates only (the hardware treats them as clamp for unnormalised ones).
