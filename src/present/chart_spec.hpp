@@ -26,6 +26,7 @@ struct chart_spec {
   bool fixed_is_bytes = false;
   /// One small chart per value of this axis (empty: one chart).
   std::string panel_axis;
+  bool panel_is_bytes = false;
   row_label label;         // a bar's label, or the series a point belongs to
   row_value x;             // lines only
   row_value y;

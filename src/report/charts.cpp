@@ -108,7 +108,7 @@ std::vector<std::string> charts_for(const suite_info* info, const present::suite
       for (const auto& s : present::string_values(rows, spec.panel_axis))
         panels.push_back({with_token(title, "{panel}", s), present::filter(rows, [&](const case_result& r) { return r.string_axis(spec.panel_axis) == s; })});
       for (const auto n : present::int_values(rows, spec.panel_axis))
-        panels.push_back({with_token(title, "{panel}", std::to_string(n)),
+        panels.push_back({with_token(title, "{panel}", spec.panel_is_bytes ? format_bytes(static_cast<double>(n)) : std::to_string(n)),
                           present::filter(rows, [&](const case_result& r) { return r.int_axis(spec.panel_axis) == n; })});
     }
     for (const auto& [t, p] : panels) {

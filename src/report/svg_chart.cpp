@@ -165,7 +165,14 @@ std::string render(const line_chart& c) {
                    height - 12, html_escape(c.x_label + (is_log(c.x_scale) ? " (log)" : "")));
   o += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" class=\"label\" text-anchor=\"middle\">{}</text>",
                    (top + height - bottom) / 2, html_escape(c.y_label + (is_log(c.y_scale) ? " (log)" : "")));
-  for (std::size_t i = 0; i < c.lines.size(); ++i) {
+  // Models (dashed) first, as a wide translucent band, so measured lines drawn over them stay
+  // visible where the two agree.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < c.lines.size(); ++i)
+    if (c.lines[i].dashed) order.push_back(i);
+  for (std::size_t i = 0; i < c.lines.size(); ++i)
+    if (!c.lines[i].dashed) order.push_back(i);
+  for (const std::size_t i : order) {
     const auto& s = c.lines[i];
     auto pts = s.points;
     pts.erase(std::remove_if(pts.begin(), pts.end(),
@@ -176,8 +183,8 @@ std::string render(const line_chart& c) {
     if (!pts.empty()) {
       std::string path;
       for (const auto& [x, y] : pts) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", mx(x), my(y));
-      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{} class=\"series\"/>", path, color,
-                       s.dashed ? " stroke-dasharray=\"6 4\"" : "");
+      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} class=\"series\"/>", path, color,
+                       s.dashed ? 5 : 2, s.dashed ? " stroke-dasharray=\"6 4\" stroke-opacity=\"0.45\"" : "");
       for (const auto& [x, y] : pts)
         o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}: {}, {}</title></circle>",
                          mx(x), my(y), color, html_escape(s.name), tick_text(x, c.x_scale), number(y));

@@ -167,11 +167,12 @@ void register_cache_config(registry& reg) {
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("n")) * p.get_int("n") * 12; })
       .baseline("setting", std::string("none"), "speedup_vs_none");
 
-  auto reuse = present::line_plot("Re-reading a per-SM window, {panel} B of shared memory allocated: GB/s by cache setting",
+  auto reuse = present::line_plot("Re-reading a per-SM window, {panel} of shared memory allocated: GB/s by cache setting",
                                   present::label_axes({"setting"}), "window_bytes", present::gbps(), "window per SM", "GB/s",
                                   present::scale::log2_bytes);
   reuse.keep = present::case_is("reuse");
   reuse.panel_axis = "smem_bytes";
+  reuse.panel_is_bytes = true;
   auto mm = present::line_plot("Tiled matmul: speed relative to PreferNone (the seed claims 5-20%)", present::label_axes({"setting"}), "n",
                                present::metric_of("speedup_vs_none"), "n", "x PreferNone", present::scale::log2);
   mm.keep = present::case_is("matmul");

@@ -199,7 +199,7 @@ void transpose_case(case_state& st) {
   require_clusters(st);
   const int cluster = k == "dsmem_c2" ? 2 : k == "dsmem_c4" ? 4 : 8;
   require_cluster(st, cluster, [&] {
-    return max_active_clusters(ds::transpose_cluster_kernel, ds::transpose_policy::threads, cluster,
+    return max_active_clusters(ds::transpose_cluster_kernel<0>, ds::transpose_policy::threads, cluster,
                                ds::transpose_policy::smem_bytes(cluster));
   });
   transpose_case_body(st, [cluster](const float* in, float* out, int rows, int cols, cudaStream_t s) {

@@ -32,6 +32,8 @@ struct transpose_policy {
 };
 
 /// in: rows x cols (row-major); out: cols x rows. grid.x = C x super-tiles across, grid.y = super-tiles down.
+/// A template so that every .cu including this header may define it (no ODR clash).
+template <int = 0>
 __global__ void __launch_bounds__(transpose_policy::threads)
     transpose_cluster_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -78,13 +80,13 @@ __global__ void __launch_bounds__(transpose_policy::threads)
 inline void transpose_cluster(const float* in, float* out, int rows, int cols, int cluster, cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return;
   const std::size_t smem = transpose_policy::smem_bytes(cluster);
-  if (max_active_clusters(transpose_cluster_kernel, transpose_policy::threads, cluster, smem) == 0)
+  if (max_active_clusters(transpose_cluster_kernel<0>, transpose_policy::threads, cluster, smem) == 0)
     throw std::invalid_argument("transpose_cluster: clusters of " + std::to_string(cluster) +
                                 " blocks cannot be co-scheduled on this GPU");
   const long long span = static_cast<long long>(transpose_policy::tile) * cluster;
   const long long across = (cols + span - 1) / span, down = (rows + span - 1) / span;
   if (down > 65535) throw std::invalid_argument("transpose_cluster: more than 65535 super-tile rows");
-  launch_cluster(transpose_cluster_kernel, dim3(static_cast<unsigned>(across * cluster), static_cast<unsigned>(down)),
+  launch_cluster(transpose_cluster_kernel<0>, dim3(static_cast<unsigned>(across * cluster), static_cast<unsigned>(down)),
                  dim3(transpose_policy::tile, transpose_policy::rows_per_pass), cluster, smem, stream, in, out, rows, cols);
 }
 

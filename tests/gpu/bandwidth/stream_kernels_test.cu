@@ -1,3 +1,5 @@
+// Tests of include/memscope/bandwidth/stream_kernels on the GPU.
+
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/bandwidth/stream_kernels.cuh"

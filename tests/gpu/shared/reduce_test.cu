@@ -1,3 +1,5 @@
+// Tests of include/memscope/shared/reduce on the GPU.
+
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
@@ -79,39 +81,4 @@ TEST(ReduceGpu, UnalignedInputIsAClearErrorForVectorVariantsOnly) {
   EXPECT_NO_THROW(reduce::sum(reduce::variant::warp_shuffle, in.data() + 1, 1000, out.data(), ws, nullptr));
   MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
   EXPECT_EQ(out.to_host()[0], 0);
-}
-
-TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
-  MEMSCOPE_REQUIRE_GPU();
-  const std::pair<int, int> shapes[] = {{1, 1}, {1, 77}, {77, 1}, {31, 33}, {32, 32}, {1000, 999}, {4099, 257}};
-  for (const auto& shape : shapes) {
-    const int rows = shape.first, cols = shape.second;
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const std::uint64_t seed = fresh_seed();
-    device_buffer<float> in(n), out(n);
-    fill_hash(in.data(), n, seed, fill_kind::uniform);
-    for (auto v : {transpose::variant::naive, transpose::variant::tiled, transpose::variant::padded,
-                   transpose::variant::swizzled, transpose::variant::padded64, transpose::variant::swizzled64}) {
-      out.poison();
-      transpose::transpose(v, in.data(), out.data(), rows, cols, nullptr);
-      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-      const auto h = out.to_host();
-      const auto r = compare_exact(h.data(), n, [&](std::size_t k) {
-        return hash_uniform(seed, (k % rows) * static_cast<std::size_t>(cols) + k / rows);
-      });
-      EXPECT_TRUE(r.passed) << rows << "x" << cols << " variant " << static_cast<int>(v) << ": " << r.detail;
-    }
-  }
-}
-
-TEST(SharedGpu, DynamicSharedMemoryBeyondTheOptInLimitIsAClearError) {
-  MEMSCOPE_REQUIRE_GPU();
-  auto kernel = banks::smem_pattern_kernel<4, true, banks::strided_pattern>;
-  try {
-    prepare_dynamic_smem(kernel, std::size_t{1} << 20);
-    FAIL() << "1 MiB of shared memory accepted";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("this GPU allows"), std::string::npos) << e.what();
-  }
-  EXPECT_NO_THROW(prepare_dynamic_smem(kernel, 100 * 1024));  // above 48 KB: opt-in
 }

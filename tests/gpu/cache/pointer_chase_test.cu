@@ -1,0 +1,59 @@
+// pointer_chase.cuh: the latency ring is one cycle and every path ends where the host says.
+
+#include "gpu/gpu_test.hpp"
+
+#include "memscope/cache/cache_config.cuh"
+#include "memscope/cache/cache_control.cuh"
+#include "memscope/cache/pointer_chase.cuh"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/random.hpp"
+#include "memscope/texture/texture_object.cuh"
+
+#include <vector>
+
+namespace lt = memscope::latency;
+namespace tx = memscope::texture;
+using memscope::device_buffer;
+
+TEST(LatencyGpu, TheRingIsOneCycleAndEveryPathEndsWhereTheHostSays) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (std::uint64_t slots : {2ull, 3ull, 31ull, 1000ull, 65537ull}) {
+    const std::uint64_t seed = memscope::testing::fresh_seed();
+    device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
+    ring.poison();
+    lt::build_ring(ring.data(), slots, seed, nullptr);
+    const auto h = ring.to_host();
+    // Following the ring from its start visits every slot once, then returns to the start.
+    std::vector<bool> seen(slots, false);
+    std::uint32_t at = lt::ring_start(slots, seed);
+    for (std::uint64_t k = 0; k < slots; ++k) {
+      ASSERT_EQ(at % lt::policy::slot_words, 0u);
+      ASSERT_FALSE(seen[at / lt::policy::slot_words]) << "slot revisited, slots=" << slots;
+      seen[at / lt::policy::slot_words] = true;
+      at = h[at];
+    }
+    EXPECT_EQ(at, lt::ring_start(slots, seed));
+    const auto lim = tx::limits::query(0);
+    auto tex = tx::linear_texture(ring.data(), ring.size(), {}, lim);
+    device_buffer<unsigned long long> out(3);
+    const unsigned iters = 777;
+    const auto want = static_cast<unsigned long long>(lt::ring_position(slots, seed, iters));
+    auto check = [&](const char* name) {
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      EXPECT_EQ(out.to_host()[1], want) << name << " slots=" << slots;
+    };
+    const std::uint32_t start = lt::ring_start(slots, seed);
+    lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr);
+    check("default");
+    lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr);
+    check("cg");
+    lt::chase<lt::load_path::ldg>(ring.data(), 0, slots, start, iters, false, out.data(), nullptr);
+    check("ldg");
+    lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr);
+    check("texture");
+    if (ring.bytes() <= 48 * 1024) {  // shared memory holds the small rings only
+      lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr);
+      check("shared");
+    }
+  }
+}
