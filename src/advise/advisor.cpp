@@ -37,6 +37,12 @@ class evidence_log {
   const registry& reg_;
 };
 
+/// A size as given: exact where a rounded unit would hide the difference (65537 B is not 64 KiB).
+std::string size_text(std::uint64_t n) {
+  if (n < 1024 || n % 1024 == 0) return format_bytes(static_cast<double>(n));
+  return fmt::format("{} B ({})", n, format_bytes(static_cast<double>(n)));
+}
+
 void check(const query& q) {
   if (q.bytes && *q.bytes == 0) throw usage_error("--bytes must be at least 1");
   if (q.temporary && q.mut == mutability::read_only)
@@ -47,6 +53,13 @@ void check(const query& q) {
     throw usage_error("--access uniform (a warp reads one address) contradicts --sharing thread (private data)");
   if (!q.temporary && q.mut == mutability::unknown)
     throw usage_error("say whether the data is --read-only or --written (or --temporary)");
+  // The branches below decide by size: without one they would assume it.
+  if (q.mut == mutability::read_only && !q.bytes)
+    throw usage_error("--read-only: say how large the data is with --bytes N (whether it fits the 64 KiB constant bank, "
+                      "shared memory or L2 decides the answer)");
+  if (q.mut == mutability::written && q.share == sharing::grid && !q.bytes)
+    throw usage_error("--written --sharing grid: say how large the shared data is with --bytes N (whether it fits a block's or "
+                      "a cluster's shared memory decides the answer)");
 }
 
 answer temporary(const query& q) {
@@ -59,7 +72,7 @@ answer temporary(const query& q) {
   } else {
     a = {"temporary/shared", "shared memory", "a per-thread slice of a shared-memory array, laid out so lanes hit different banks",
          fmt::format("{} per thread is more than the 255 registers a thread can hold; spilled arrays go to local memory",
-                     format_bytes(static_cast<double>(*q.bytes))),
+                     size_text(*q.bytes)),
          {}, "memscope/shared/bank_conflicts.cuh", ""};
   }
   return a;
@@ -86,7 +99,7 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
   const std::uint64_t const_bank = doc && doc->device.total_const_mem ? doc->device.total_const_mem : 65536;
   const std::uint64_t l2 = doc && doc->device.l2_bytes ? static_cast<std::uint64_t>(doc->device.l2_bytes) : 0;
   const std::uint64_t smem_block = doc && doc->device.shared_per_block_optin ? doc->device.shared_per_block_optin : 48 * 1024;
-  const auto bytes_text = [&] { return format_bytes(static_cast<double>(*q.bytes)); };
+  const auto bytes_text = [&] { return size_text(*q.bytes); };
   answer a;
 
   // 1. Short-lived per-thread temporaries: registers, then shared memory.

@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include "core/device_query.hpp"
+#include "harness/output_file.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
 #include "harness/runner.hpp"
@@ -53,10 +54,7 @@ std::vector<std::string> finding_lines(const results_doc& doc) {
 
 template <class Writer>
 void write_file(const std::string& path, Writer&& w) {
-  if (path.empty()) return;
-  std::ofstream out(path);
-  if (!out) throw results_error("cannot write '" + path + "'");
-  w(out);
+  if (!path.empty()) write_output(path, w);
 }
 
 progress_fn terminal_progress() {
@@ -109,7 +107,9 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   req.device = f.device;
   req.command = command;
 
-  const auto plan = plan_run(builtin_registry(), req);  // bad input fails before the GPU is touched
+  // Bad input, and outputs that cannot be written, fail before the GPU is touched.
+  check_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path});
+  const auto plan = plan_run(builtin_registry(), req);
   const device_info dev = query_device_info(f.device);
   check_footprints(plan, dev);
   std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}\n", tool_version,
@@ -158,6 +158,7 @@ results_doc load_docs(const std::vector<std::string>& paths) {
 
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
   if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
+  check_outputs({html, md}, files);
   const results_doc doc = load_docs(files);
   write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
@@ -184,8 +185,13 @@ int do_compare(const std::string& a_path, const std::string& b_path, double fail
 int do_advise(const advise_flags& f) {
   advise::query q;
   if (!f.bytes.empty()) {
-    const auto b = parse_int_value(f.bytes);
-    if (b < 1) throw usage_error("--bytes must be at least 1");
+    std::int64_t b = 0;
+    try {
+      b = parse_int_value(f.bytes);
+    } catch (const usage_error&) {
+      throw usage_error("--bytes: '" + f.bytes + "' is not a size in bytes (use e.g. 1000, 64K, 16M, 2^20)");
+    }
+    if (b < 1) throw usage_error("--bytes must be at least 1, not " + f.bytes);
     q.bytes = static_cast<std::uint64_t>(b);
   }
   if (f.read_only && f.written) throw usage_error("--read-only and --written contradict each other");
@@ -239,7 +245,8 @@ int run_cli(int argc, char** argv) {
   run_flags rf;
   auto* run = app.add_subcommand("run", "verify and time cases; prints a table, optionally writes JSON/CSV/Markdown");
   add_pattern_and_device(run, rf);
-  run->add_option("--axis,-a", rf.axes, "NAME=V1,V2: replace an axis' values (e.g. bytes=2^28,1G)");
+  run->add_option("--axis,-a", rf.axes, "NAME=V1,V2: replace an axis' values (e.g. bytes=2^28,1G); repeat for more axes")
+      ->allow_extra_args(false);
   run->add_flag("--quick", rf.quick, "fewer sizes and samples");
   run->add_flag("--cold", rf.cold, "flush the L2 before every sample");
   run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md)");
@@ -275,11 +282,17 @@ int run_cli(int argc, char** argv) {
   run_flags vf;
   auto* verify = app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
   add_pattern_and_device(verify, vf);
-  verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values");
+  verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values; repeat for more axes")->allow_extra_args(false);
   verify->add_option("--json", vf.json_path, "write the results document");
 
   const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
+  if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--help" && std::string(argv[1]) != "-h" &&
+      std::string(argv[1]) != "--version") {
+    std::cerr << "memscope: error: unknown option '" << terminal_safe(argv[1])
+              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, compare, advise)\n";
+    return exit_usage;
+  }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::cerr << "memscope: error: unknown command '" << argv[1]
               << "' (commands: info, list, run, verify, report, compare, advise)\n";

@@ -1,7 +1,15 @@
 #include "harness/results.hpp"
 
+#include "harness/output_file.hpp"
+
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <type_traits>
 
 namespace memscope {
 
@@ -22,6 +30,13 @@ std::string case_result::string_axis(const std::string& axis_name) const {
 double case_result::metric(const std::string& metric_name) const {
   const auto it = metrics.find(metric_name);
   return it == metrics.end() ? std::nan("") : it->second;
+}
+
+std::string row_key(const case_result& r) {
+  std::string k = r.suite + '\x1f' + r.name;
+  for (const auto& [name, v] : r.axes)
+    k += '\x1f' + name + '=' + (std::holds_alternative<std::string>(v) ? "s:" + std::get<std::string>(v) : "i:" + std::to_string(std::get<std::int64_t>(v)));
+  return k;
 }
 
 std::string case_result::label(const std::string& label_name) const {
@@ -56,6 +71,75 @@ E enum_from(const std::string& s, const E (&all)[N], const char* what) {
     if (s == to_string(e)) return e;
   throw results_error(std::string("unknown ") + what + " '" + s + "'");
 }
+
+/// Walks a document and names the JSON path of the first thing that is wrong with it.
+class checker {
+ public:
+  explicit checker(std::string where) : where_(std::move(where)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const {
+    throw results_error(where_ + ": " + path + ": " + what);
+  }
+  const json& field(const json& obj, const std::string& path, const char* key) const {
+    if (!obj.is_object()) fail(path, "must be an object");
+    const auto it = obj.find(key);
+    if (it == obj.end()) fail(path, std::string("lacks the required field \"") + key + "\"");
+    return *it;
+  }
+  std::string str(const json& obj, const std::string& path, const char* key, bool non_empty = false) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_string()) fail(path + "." + key, "must be a string");
+    if (non_empty && v.get_ref<const std::string&>().empty()) fail(path + "." + key, "must not be empty");
+    return v.get<std::string>();
+  }
+  bool boolean(const json& obj, const std::string& path, const char* key) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_boolean()) fail(path + "." + key, "must be true or false");
+    return v.get<bool>();
+  }
+  /// A finite number in [lo, hi].
+  double number(const json& obj, const std::string& path, const char* key, double lo = 0,
+                double hi = std::numeric_limits<double>::max()) const {
+    return number_value(field(obj, path, key), path + "." + key, lo, hi);
+  }
+  double number_value(const json& v, const std::string& path, double lo = 0, double hi = std::numeric_limits<double>::max()) const {
+    if (!v.is_number()) fail(path, "must be a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < lo || d > hi) fail(path, fmt_range(d, lo, hi));
+    return d;
+  }
+  /// An integer in [lo, hi].
+  template <class I>
+  I integer(const json& obj, const std::string& path, const char* key, I lo = 0, I hi = std::numeric_limits<I>::max()) const {
+    const auto& v = field(obj, path, key);
+    if (!v.is_number_integer()) fail(path + "." + key, "must be a whole number");
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (lo > 0 && u < static_cast<std::uint64_t>(lo)) fail(path + "." + key, "is below " + std::to_string(lo));
+      if (u > static_cast<std::uint64_t>(hi)) fail(path + "." + key, "is above " + std::to_string(hi));
+      return static_cast<I>(u);
+    }
+    const auto x = v.get<std::int64_t>();  // fits: unsigned values past INT64_MAX took the branch above
+    if (x < 0 && (std::is_unsigned_v<I> || x < static_cast<std::int64_t>(lo))) fail(path + "." + key, "is below " + std::to_string(lo));
+    if (x >= 0 && static_cast<std::uint64_t>(x) < static_cast<std::uint64_t>(lo > 0 ? lo : 0)) fail(path + "." + key, "is below " + std::to_string(lo));
+    if (x >= 0 && static_cast<std::uint64_t>(x) > static_cast<std::uint64_t>(hi)) fail(path + "." + key, "is above " + std::to_string(hi));
+    return static_cast<I>(x);
+  }
+
+ private:
+  static std::string fmt_range(double d, double lo, double hi) {
+    std::string s = "must be a finite number";
+    if (lo > -std::numeric_limits<double>::max()) s += " of at least " + short_number(lo);
+    if (hi < std::numeric_limits<double>::max()) s += (lo > -std::numeric_limits<double>::max() ? " and at most " : " of at most ") + short_number(hi);
+    return s + " (it is " + short_number(d) + ")";
+  }
+  static std::string short_number(double d) {
+    std::ostringstream o;
+    o << d;
+    return o.str();
+  }
+  std::string where_;
+};
 
 // The fields of device_info, named once for both directions.
 template <class F>
@@ -105,12 +189,24 @@ json axes_to_json(const std::vector<std::pair<std::string, axis_value>>& axes) {
 }
 
 // nlohmann keeps object keys sorted, so the axis order travels in a separate list.
-std::vector<std::pair<std::string, axis_value>> axes_from_json(const json& j, const json& order) {
+std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c, const json& row, const std::string& path) {
+  const auto& axes = c.field(row, path, "axes");
+  const auto& order = c.field(row, path, "axis_order");
+  if (!axes.is_object()) c.fail(path + ".axes", "must be an object");
+  if (!order.is_array()) c.fail(path + ".axis_order", "must be a list of axis names");
+  if (order.size() != axes.size()) c.fail(path + ".axis_order", "must name every axis of .axes exactly once");
   std::vector<std::pair<std::string, axis_value>> out;
   for (const auto& k : order) {
-    const auto& v = j.at(k.get<std::string>());
-    if (v.is_number_integer()) out.emplace_back(k.get<std::string>(), v.get<std::int64_t>());
-    else out.emplace_back(k.get<std::string>(), v.get<std::string>());
+    if (!k.is_string()) c.fail(path + ".axis_order", "must hold strings");
+    const auto name = k.get<std::string>();
+    for (const auto& e : out)
+      if (e.first == name) c.fail(path + ".axis_order", "names axis \"" + name + "\" twice");
+    const auto it = axes.find(name);
+    if (it == axes.end()) c.fail(path + ".axis_order", "names \"" + name + "\", which .axes lacks");
+    if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+      out.emplace_back(name, it->get<std::int64_t>());
+    else if (it->is_string()) out.emplace_back(name, it->get<std::string>());
+    else c.fail(path + ".axes." + name, "must be a whole number or a string");
   }
   return out;
 }
@@ -138,42 +234,67 @@ json result_to_json(const case_result& r) {
   return j;
 }
 
-case_result result_from_json(const json& j) {
+case_result result_from_json(const checker& c, const json& j, const std::string& path, int version) {
+  if (!j.is_object()) c.fail(path, "must be an object");
   case_result r;
-  r.suite = j.at("suite").get<std::string>();
-  r.name = j.at("case").get<std::string>();
-  r.variant = j.at("variant").get<std::string>();
-  r.axes = axes_from_json(j.at("axes"), j.at("axis_order"));
-  r.axes_label = j.value("axes_label", "");
+  r.suite = c.str(j, path, "suite", true);
+  r.name = c.str(j, path, "case", true);
+  r.variant = c.str(j, path, "variant");
+  r.axes = axes_from_json(c, j, path);
+  r.axes_label = c.str(j, path, "axes_label");
   static const case_status all_status[] = {case_status::ok, case_status::fail, case_status::skipped, case_status::error};
   static const verification_status all_ver[] = {verification_status::not_run, verification_status::passed,
                                                 verification_status::failed};
-  r.status = enum_from(j.at("status").get<std::string>(), all_status, "status");
-  r.verification = enum_from(j.at("verification").at("status").get<std::string>(), all_ver, "verification status");
-  r.verification_detail = j.at("verification").value("detail", "");
-  r.message = j.value("message", "");
-  r.bytes_read = j.at("bytes_read").get<std::uint64_t>();
-  r.bytes_written = j.at("bytes_written").get<std::uint64_t>();
-  r.elements = j.at("elements").get<std::uint64_t>();
-  r.metrics = j.value("metrics", std::map<std::string, double>{});
-  r.labels = j.value("labels", std::map<std::string, std::string>{});
+  try {
+    r.status = enum_from(c.str(j, path, "status"), all_status, "status");
+    const auto& ver = c.field(j, path, "verification");
+    r.verification = enum_from(c.str(ver, path + ".verification", "status"), all_ver, "verification status");
+    r.verification_detail = c.str(ver, path + ".verification", "detail");
+  } catch (const results_error& e) {
+    if (std::string(e.what()).rfind("unknown ", 0) == 0) c.fail(path, e.what());
+    throw;
+  }
+  r.message = c.str(j, path, "message");
+  r.bytes_read = c.integer<std::uint64_t>(j, path, "bytes_read");
+  r.bytes_written = c.integer<std::uint64_t>(j, path, "bytes_written");
+  r.elements = c.integer<std::uint64_t>(j, path, "elements");
+  const auto& metrics = c.field(j, path, "metrics");
+  if (!metrics.is_object()) c.fail(path + ".metrics", "must be an object of numbers");
+  for (const auto& [k, v] : metrics.items())
+    r.metrics[k] = c.number_value(v, path + ".metrics." + k, -std::numeric_limits<double>::max());
+  if (j.contains("labels")) {
+    if (version < 2) c.fail(path + ".labels", "appears only from results format version 2 on");
+    const auto& labels = j.at("labels");
+    if (!labels.is_object()) c.fail(path + ".labels", "must be an object of strings");
+    for (const auto& [k, v] : labels.items()) {
+      if (!v.is_string()) c.fail(path + ".labels." + k, "must be a string");
+      r.labels[k] = v.get<std::string>();
+    }
+  }
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
+    const std::string sp = path + ".samples";
     r.timed = true;
-    r.stats.count = s.at("count").get<std::size_t>();
-    r.stats.median = s.at("median_s").get<double>();
-    r.stats.min = s.at("min_s").get<double>();
-    r.stats.max = s.at("max_s").get<double>();
-    r.stats.mean = s.at("mean_s").get<double>();
-    r.stats.stdev = s.at("stdev_s").get<double>();
-    r.stats.noise = s.at("noise").get<double>();
-    r.batch = s.at("batch").get<int>();
-    r.cold = s.at("cold").get<bool>();
-    const auto& d = j.at("derived");
-    r.gbps = d.at("gbps").get<double>();
-    r.gbps_best = d.at("gbps_best").get<double>();
-    r.elements_per_s = d.at("elements_per_s").get<double>();
-    r.fraction_of_copy = d.at("fraction_of_copy").get<double>();
+    r.stats.count = c.integer<std::size_t>(s, sp, "count", 1);
+    // A launch takes time: zero or negative times are impossible, not fast.
+    constexpr double tiny = 1e-300;
+    r.stats.median = c.number(s, sp, "median_s", tiny, 1e9);
+    r.stats.min = c.number(s, sp, "min_s", tiny, 1e9);
+    r.stats.max = c.number(s, sp, "max_s", tiny, 1e9);
+    r.stats.mean = c.number(s, sp, "mean_s", tiny, 1e9);
+    r.stats.stdev = c.number(s, sp, "stdev_s", 0, 1e9);
+    r.stats.noise = c.number(s, sp, "noise", 0, 1e6);
+    if (r.stats.min > r.stats.median || r.stats.median > r.stats.max) c.fail(sp, "must have min_s <= median_s <= max_s");
+    r.batch = c.integer<int>(s, sp, "batch", 1);
+    r.cold = c.boolean(s, sp, "cold");
+    const auto& d = c.field(j, path, "derived");
+    const std::string dp = path + ".derived";
+    r.gbps = c.number(d, dp, "gbps");
+    r.gbps_best = c.number(d, dp, "gbps_best");
+    r.elements_per_s = c.number(d, dp, "elements_per_s");
+    r.fraction_of_copy = c.number(d, dp, "fraction_of_copy");
+  } else if (j.contains("derived")) {
+    c.fail(path + ".derived", "appears without .samples");
   }
   return r;
 }
@@ -187,14 +308,24 @@ json to_json(const device_info& d) {
   return j;
 }
 
-device_info device_info_from_json(const json& j) {
+namespace {
+
+device_info device_from_json(const checker& c, const json& j, const std::string& path) {
+  if (!j.is_object()) c.fail(path, "must be an object");
   device_info d;
   for_each_device_field([&](const char* key, auto member) {
     using field_t = std::decay_t<decltype(d.*member)>;
-    d.*member = j.at(key).get<field_t>();
+    if constexpr (std::is_same_v<field_t, std::string>) d.*member = c.str(j, path, key);
+    else if constexpr (std::is_same_v<field_t, bool>) d.*member = c.boolean(j, path, key);
+    else if constexpr (std::is_floating_point_v<field_t>) d.*member = c.number(j, path, key);
+    else d.*member = c.integer<field_t>(j, path, key);
   });
   return d;
 }
+
+}  // namespace
+
+device_info device_info_from_json(const json& j) { return device_from_json(checker("device"), j, "$"); }
 
 json to_json(const results_doc& doc) {
   json results = json::array();
@@ -212,31 +343,47 @@ json to_json(const results_doc& doc) {
   };
 }
 
-results_doc results_from_json(const json& j) {
-  if (!j.is_object() || j.value("format", "") != results_format_name)
-    throw results_error("not a memscope results file (no \"format\": \"memscope-results\")");
-  const int version = j.value("format_version", -1);
+results_doc results_from_json(const json& j, const std::string& where) {
+  const checker c(where);
+  if (!j.is_object() || !j.contains("format") || j.at("format") != results_format_name)
+    throw results_error(where + ": not a memscope results file (no \"format\": \"memscope-results\")");
+  const auto& v = c.field(j, "$", "format_version");
+  if (!v.is_number_integer())
+    c.fail("$.format_version", "must be a whole number (this memscope reads " + std::to_string(results_oldest_format_version) +
+                                   " to " + std::to_string(results_format_version) + ")");
+  const auto version = v.get<std::int64_t>();
   if (version < results_oldest_format_version || version > results_format_version)
-    throw results_error("results format version " + std::to_string(version) + " is not supported (this memscope reads " +
+    throw results_error(where + ": results format version " + std::to_string(version) + " is not supported (this memscope reads " +
                         std::to_string(results_oldest_format_version) + " to " + std::to_string(results_format_version) + ")");
-  try {
-    results_doc doc;
-    doc.format_version = version;
-    doc.tool_version = j.at("tool").at("version").get<std::string>();
-    doc.commit = j.at("tool").at("commit").get<std::string>();
-    doc.created_utc = j.at("created_utc").get<std::string>();
-    doc.command = j.at("command").get<std::string>();
-    doc.mode = j.at("options").at("mode").get<std::string>();
-    doc.quick = j.at("options").at("quick").get<bool>();
-    doc.cold = j.at("options").at("cold").get<bool>();
-    doc.device = device_info_from_json(j.at("device"));
-    doc.copy_ceiling_gbps = j.at("ceilings").at("copy_gbps").get<double>();
-    doc.copy_ceiling_bytes = j.at("ceilings").at("copy_bytes").get<std::uint64_t>();
-    for (const auto& r : j.at("results")) doc.results.push_back(result_from_json(r));
-    return doc;
-  } catch (const json::exception& e) {
-    throw results_error(std::string("malformed results file: ") + e.what());
+  results_doc doc;
+  doc.format_version = static_cast<int>(version);
+  const auto& tool = c.field(j, "$", "tool");
+  doc.tool_version = c.str(tool, "$.tool", "version");
+  doc.commit = c.str(tool, "$.tool", "commit");
+  doc.created_utc = c.str(j, "$", "created_utc");
+  doc.command = c.str(j, "$", "command");
+  const auto& opt = c.field(j, "$", "options");
+  doc.mode = c.str(opt, "$.options", "mode");
+  if (doc.mode != "run" && doc.mode != "verify") c.fail("$.options.mode", "must be \"run\" or \"verify\"");
+  doc.quick = c.boolean(opt, "$.options", "quick");
+  doc.cold = c.boolean(opt, "$.options", "cold");
+  doc.device = device_from_json(c, c.field(j, "$", "device"), "$.device");
+  const auto& ceil = c.field(j, "$", "ceilings");
+  doc.copy_ceiling_gbps = c.number(ceil, "$.ceilings", "copy_gbps");
+  doc.copy_ceiling_bytes = c.integer<std::uint64_t>(ceil, "$.ceilings", "copy_bytes");
+  const auto& results = c.field(j, "$", "results");
+  if (!results.is_array()) c.fail("$.results", "must be a list of rows");
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string path = "$.results[" + std::to_string(i) + "]";
+    doc.results.push_back(result_from_json(c, results[i], path, doc.format_version));
+    const auto key = row_key(doc.results.back());
+    if (const auto it = seen.find(key); it != seen.end())
+      c.fail(path, "repeats the row at $.results[" + std::to_string(it->second) + "] (" + doc.results.back().id() + " " +
+                       doc.results.back().axes_label + ")");
+    seen[key] = i;
   }
+  return doc;
 }
 
 results_doc merge(const std::vector<results_doc>& docs) {
@@ -256,22 +403,24 @@ results_doc merge(const std::vector<results_doc>& docs) {
 }
 
 void save_results(const results_doc& doc, const std::string& path) {
-  std::ofstream out(path);
-  if (!out) throw results_error("cannot write results file '" + path + "'");
-  out << to_json(doc).dump(2) << '\n';
-  if (!out) throw results_error("error writing results file '" + path + "'");
+  const auto text = to_json(doc).dump(2);
+  write_output(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 
 results_doc load_results(const std::string& path) {
-  std::ifstream in(path);
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw results_error("'" + path + "' is a directory, not a results file");
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw results_error("cannot open results file '" + path + "'");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw results_error("cannot read results file '" + path + "'");
   json j;
   try {
-    in >> j;
+    j = json::parse(text);  // the whole text: trailing garbage or a second document is an error
   } catch (const json::exception& e) {
-    throw results_error("'" + path + "' is not valid JSON (truncated?): " + e.what());
+    throw results_error("'" + path + "' is not valid JSON (truncated, or something after the document?): " + e.what());
   }
-  return results_from_json(j);
+  return results_from_json(j, "'" + path + "'");
 }
 
 }  // namespace memscope

@@ -78,7 +78,13 @@ class results_error : public std::runtime_error {
 nlohmann::json to_json(const device_info& d);
 device_info device_info_from_json(const nlohmann::json& j);
 nlohmann::json to_json(const results_doc& doc);
-results_doc results_from_json(const nlohmann::json& j);
+/// Validates the whole document against docs/results-format.md (types, ranges, required fields,
+/// finite non-negative figures, positive times, unique rows) and throws results_error naming
+/// `where` (the file) and the JSON path of the first problem.
+results_doc results_from_json(const nlohmann::json& j, const std::string& where = "results");
+
+/// What identifies a row within a document: suite, case and every axis value.
+std::string row_key(const case_result& r);
 
 /// Several runs on one GPU model as one document (the first one's header, every row). Throws
 /// results_error when the models differ (name, compute capability, SMs, memory).

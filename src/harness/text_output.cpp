@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace memscope {
@@ -15,10 +16,33 @@ std::string format_seconds(double s) {
 }
 
 std::string format_bytes(double b) {
-  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (!std::isfinite(b) || b < 0) return fmt::format("{} B", b);
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  while (b >= 1024 && u < 4) { b /= 1024; ++u; }
+  while (b >= 1024 && u < 6) { b /= 1024; ++u; }
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, unit[u]);
+}
+
+std::string terminal_safe(const std::string& s) {
+  std::string o = s;
+  for (auto& c : o)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return o;
+}
+
+std::string markdown_cell(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '|': o += "\\|"; break;
+      case '<': o += "&lt;"; break;
+      case '>': o += "&gt;"; break;
+      case '&': o += "&amp;"; break;
+      case '\n': case '\r': case '\t': o += ' '; break;
+      default: o += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+    }
+  }
+  return o;
 }
 
 namespace {
@@ -42,7 +66,7 @@ const std::vector<std::string> header = {"case", "axes", "n", "median", "min", "
 
 row_text render(const case_result& r) {
   row_text t;
-  t.cells = {r.id(), r.axes_label};
+  t.cells = {terminal_safe(r.id()), terminal_safe(r.axes_label)};
   if (r.timed) {
     t.cells.push_back(std::to_string(r.stats.count));
     t.cells.push_back(format_seconds(r.stats.median));
@@ -60,11 +84,13 @@ row_text render(const case_result& r) {
   else if (r.status == case_status::skipped) t.note = "skipped: " + r.message;
   else if (r.status == case_status::error) t.note = "error: " + r.message;
   for (const auto& [k, v] : r.metrics) t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} = {:.4g}", k, v);
+  for (const auto& [k, v] : r.labels) t.note += (t.note.empty() ? "" : "; ") + k + " = " + v;
+  t.note = terminal_safe(t.note);
   return t;
 }
 
 std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -113,19 +139,21 @@ void write_csv(const results_doc& doc, std::ostream& out) {
 
 void write_markdown(const results_doc& doc, std::ostream& out, const std::vector<std::string>& findings) {
   out << "# memscope results\n\n";
-  out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", doc.device.name, doc.device.cc_major,
+  out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", markdown_cell(doc.device.name), doc.device.cc_major,
                      doc.device.cc_minor, doc.device.sm_count, doc.device.l2_bytes / 1048576.0);
-  out << fmt::format("- memscope {} ({}), {}, command: `{}`\n", doc.tool_version, doc.commit, doc.created_utc, doc.command);
+  out << fmt::format("- memscope {} ({}), {}, command: {}\n", markdown_cell(doc.tool_version), markdown_cell(doc.commit),
+                     markdown_cell(doc.created_utc), markdown_cell(doc.command));
   if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
   if (!findings.empty()) {
     out << "\n## Findings\n\n";
-    for (const auto& f : findings) out << "- " << f << '\n';
+    for (const auto& f : findings) out << "- " << markdown_cell(f) << '\n';
   }
   out << "\n| " << fmt::format("{}", fmt::join(header, " | ")) << " |\n|";
   for (std::size_t i = 0; i < header.size(); ++i) out << (i < 2 ? " --- |" : " ---: |");
   out << '\n';
   for (const auto& r : doc.results) {
-    const auto t = render(r);
+    auto t = render(r);
+    for (auto& c : t.cells) c = markdown_cell(c);
     out << "| " << fmt::format("{}", fmt::join(t.cells, " | ")) << " |\n";
   }
   out << '\n' << summary_line(doc) << '\n';
@@ -135,7 +163,7 @@ void print_device(const device_info& d, std::ostream& out) {
   auto kv = [&](const char* k, const std::string& v) { out << fmt::format("  {:<34} {}\n", k, v); };
   auto mib = [](double b) { return fmt::format("{:.1f} MiB", b / 1048576.0); };
   auto kib = [](double b) { return fmt::format("{:.0f} KiB", b / 1024.0); };
-  out << fmt::format("device {}: {}\n", d.ordinal, d.name);
+  out << fmt::format("device {}: {}\n", d.ordinal, terminal_safe(d.name));
   kv("compute capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));
   kv("multiprocessors", std::to_string(d.sm_count));
   kv("SM clock (peak)", fmt::format("{} MHz", d.sm_clock_khz / 1000));

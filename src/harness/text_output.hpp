@@ -12,8 +12,14 @@ namespace memscope {
 /// "812.3 us", "1.204 ms"
 std::string format_seconds(double s);
 
-/// "16 B", "64.0 KiB", "1.0 GiB"
+/// "16 B", "64.0 KiB", "1.0 GiB", up to PiB; a non-finite or negative size prints as such.
 std::string format_bytes(double bytes);
+
+/// Text from a file made safe for a terminal: control characters (ESC and the rest) become '?'.
+std::string terminal_safe(const std::string& s);
+
+/// Text made safe for one Markdown table cell: '|' escaped, newlines folded, HTML escaped.
+std::string markdown_cell(const std::string& s);
 
 void print_table(const results_doc& doc, std::ostream& out);
 void write_csv(const results_doc& doc, std::ostream& out);

@@ -25,18 +25,31 @@ std::size_t comparison::count(verdict v) const {
 }
 
 namespace {
-std::string key(const case_result& r) { return r.id() + " " + r.axes_label; }
+
+/// The timed rows of a document by suite, case and axes (not by their label, which a file may
+/// lack or share between points). A row twice, or an impossible time, is refused.
+std::map<std::string, const case_result*> timed_rows(const results_doc& d, const char* which) {
+  std::map<std::string, const case_result*> out;
+  for (const auto& r : d.results) {
+    if (!r.timed) continue;
+    if (!(r.stats.median > 0) || !std::isfinite(r.stats.median) || !(r.stats.noise >= 0) || !std::isfinite(r.stats.noise))
+      throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label + " has an impossible time or noise");
+    if (!out.emplace(row_key(r), &r).second)
+      throw results_error(std::string("results ") + which + " holds " + r.id() + " " + r.axes_label + " twice");
+  }
+  return out;
+}
+
 }  // namespace
 
 comparison compare(const results_doc& a, const results_doc& b) {
-  std::map<std::string, const case_result*> in_b;
-  for (const auto& r : b.results)
-    if (r.timed) in_b[key(r)] = &r;
+  const auto in_a = timed_rows(a, "A");
+  const auto in_b = timed_rows(b, "B");
   comparison c;
   std::size_t matched_b = 0;
   for (const auto& ra : a.results) {
     if (!ra.timed) continue;
-    const auto it = in_b.find(key(ra));
+    const auto it = in_b.find(row_key(ra));
     if (it == in_b.end()) {
       ++c.only_a;
       continue;
@@ -44,8 +57,8 @@ comparison compare(const results_doc& a, const results_doc& b) {
     ++matched_b;
     const case_result& rb = *it->second;
     comparison_row row;
-    row.id = ra.id();
-    row.axes_label = ra.axes_label;
+    row.id = terminal_safe(ra.id());
+    row.axes_label = terminal_safe(ra.axes_label);
     row.median_a = ra.stats.median;
     row.median_b = rb.stats.median;
     row.ratio = rb.stats.median / ra.stats.median;
@@ -53,12 +66,14 @@ comparison compare(const results_doc& a, const results_doc& b) {
     row.v = std::fabs(row.ratio - 1) <= row.threshold ? verdict::same : row.ratio < 1 ? verdict::faster : verdict::slower;
     c.rows.push_back(row);
   }
-  c.only_b = in_b.size() - matched_b;
+  c.only_b = in_b.size() - matched_b;  // every match is a distinct B row: keys are unique
+  (void)in_a;
   if (c.rows.empty()) throw usage_error("the two results files have no timed case in common");
   return c;
 }
 
 std::vector<const comparison_row*> regressions(const comparison& c, double pct) {
+  if (!std::isfinite(pct) || pct < 0) throw usage_error("--fail-on-regression takes a finite percentage of at least 0");
   std::vector<const comparison_row*> out;
   for (const auto& r : c.rows)
     if (r.v == verdict::slower && (r.ratio - 1) * 100 > pct) out.push_back(&r);
@@ -66,8 +81,10 @@ std::vector<const comparison_row*> regressions(const comparison& c, double pct) 
 }
 
 void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
-  out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", a.command, a.device.name, a.commit, a.created_utc,
-                     b.command, b.device.name, b.commit, b.created_utc);
+  // Names and commands come from files: never let them drive the terminal.
+  out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command), terminal_safe(a.device.name),
+                     terminal_safe(a.commit), terminal_safe(a.created_utc), terminal_safe(b.command), terminal_safe(b.device.name),
+                     terminal_safe(b.commit), terminal_safe(b.created_utc));
   std::size_t w0 = 4, w1 = 4;
   for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
   out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median", "B median",

@@ -1,6 +1,18 @@
 #include "report/findings.hpp"
 
+#include <regex>
+
 namespace memscope::report {
+namespace {
+
+/// A sentence that would print a figure that is not one: NaN, infinity, or a number of more
+/// digits than any measurement has (a file edited by hand, a row missing a metric).
+bool printable(const std::string& text) {
+  static const std::regex bad(R"((^|[^A-Za-z])-?(nan|inf)([^A-Za-z]|$)|[0-9]{25})");
+  return !std::regex_search(text, bad);
+}
+
+}  // namespace
 
 std::vector<finding> findings(const results_doc& doc, const registry& reg) {
   std::vector<finding> out;
@@ -8,7 +20,14 @@ std::vector<finding> findings(const results_doc& doc, const registry& reg) {
     const present::suite_view view{doc, s.name};
     std::vector<std::string> texts;
     for (const auto& rule : s.findings) rule(view, texts);
-    for (auto& t : texts) out.push_back({s.name, std::move(t)});
+    std::size_t left_out = 0;
+    for (auto& t : texts) {
+      if (printable(t)) out.push_back({s.name, std::move(t)});
+      else ++left_out;
+    }
+    if (left_out)
+      out.push_back({s.name, std::to_string(left_out) + " finding" + (left_out == 1 ? " was" : "s were") +
+                                 " left out: a figure it needs is missing or not a finite number in these results"});
   }
   return out;
 }

@@ -182,9 +182,13 @@ TEST(Cli, ReportCompareAdviseBadInput) {
   expect_one_line_error("advise --read-only --written", exit_usage, "contradict");
   expect_one_line_error("advise --temporary --read-only", exit_usage, "contradict");
   expect_one_line_error("advise --bytes 0 --read-only", exit_usage, "at least 1");
-  expect_one_line_error("advise --bytes lots --read-only", exit_usage, "not a valid integer");
+  expect_one_line_error("advise --bytes lots --read-only", exit_usage, "not a size in bytes");
   expect_one_line_error("advise --access sometimes --read-only", exit_usage, "uniform, coalesced");
   expect_one_line_error("advise --bytes 64", exit_usage, "--read-only or --written");
+  // The answer depends on a size the user did not give: refuse rather than assume it.
+  expect_one_line_error("advise --read-only --access uniform", exit_usage, "--bytes");
+  expect_one_line_error("advise --written --sharing grid --access irregular", exit_usage, "--bytes");
+  expect_one_line_error("advise --bytes -5 --read-only", exit_usage, "--bytes");
 }
 
 TEST(Cli, CompareVerdictsAndRegressionGate) {
@@ -219,7 +223,6 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
       {"--read-only --bytes 64 --access uniform", "use:        constant memory"},                     // a 4x4 matrix
       {"--read-only --bytes 256M --access irregular", "use:        global memory"},                   // a large lookup table
       {"--written --bytes 1K --sharing block", "use:        shared memory"},                          // per-block partial sums
-      {"--written --sharing grid --access irregular", "use:        distributed shared"},           // the seed's tree: across blocks
       // With a size, the bundled histogram measurements decide (65536 bins: a split cluster,
       // 2^19 bins: L2 atomics; 1024 bins: one block's private copy).
       {"--written --bytes 256K --sharing grid --access irregular", "use:        shared memory of a thread-block cluster"},

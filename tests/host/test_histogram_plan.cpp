@@ -72,6 +72,14 @@ TEST(HistogramBins, BadLevelsAreRejected) {
   EXPECT_THROW(hg::even_bins<float>::make(10, 2.0f, 1.0f), std::invalid_argument);
   EXPECT_THROW(hg::even_bins<float>::make(10, std::nanf(""), 1.0f), std::invalid_argument);
   EXPECT_THROW(hg::even_bins<long long>::make(1 << 20, -(1ll << 62), 1ll << 62), std::invalid_argument);
+  // The full int64 range: its width overflows a signed subtraction, not the unsigned one used.
+  const auto full = hg::even_bins<long long>::make(2, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  EXPECT_EQ(full(std::numeric_limits<long long>::min()), 0);
+  EXPECT_EQ(full(std::numeric_limits<long long>::max() - 1), 0);
+  EXPECT_EQ(full(std::numeric_limits<long long>::max()), -1);  // upper is exclusive
+  // Two bins over it: offset x 2 would wrap 64 bits, so the levels are refused, as CUB does.
+  EXPECT_THROW(hg::even_bins<long long>::make(3, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max()),
+               std::invalid_argument);
 }
 
 TEST(HistogramReference, CountsEverySampleOnceAndDropsOutliers) {

@@ -206,8 +206,9 @@ struct even_bins {
     b.upper = upper_level;
     b.num_bins = num_levels - 1;
     if constexpr (std::is_integral_v<SampleT>) {
-      // offset x num_bins must not wrap 64 bits (CUB refuses the same levels).
-      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper_level) - static_cast<std::int64_t>(lower_level));
+      // offset x num_bins must not wrap 64 bits (CUB refuses the same levels). The difference is
+      // taken in unsigned arithmetic: upper - lower of two int64 values can overflow int64.
+      const auto range = wide(upper_level) - wide(lower_level);
       if (range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(b.num_bins))
         throw std::invalid_argument("histogram level range times bin count overflows 64-bit arithmetic");
     } else {
@@ -216,14 +217,20 @@ struct even_bins {
     return b;
   }
 
+  /// Integers as 64-bit unsigned values whose differences are exact modulo 2^64.
+  MEMSCOPE_HD static std::uint64_t wide(SampleT v) {
+    if constexpr (std::is_integral_v<SampleT>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+    else return 0;
+  }
+
   MEMSCOPE_HD int operator()(SampleT s) const {
     if (!(s >= lower && s < upper)) return -1;  // NaN compares false
     if constexpr (std::is_floating_point_v<SampleT>) {
       const int bin = static_cast<int>(detail::mul_rn(detail::sub_rn(s, lower), reciprocal));
       return bin < num_bins ? bin : -1;
     } else {
-      const auto offset = static_cast<std::uint64_t>(static_cast<std::int64_t>(s) - static_cast<std::int64_t>(lower));
-      const auto range = static_cast<std::uint64_t>(static_cast<std::int64_t>(upper) - static_cast<std::int64_t>(lower));
+      const auto offset = wide(s) - wide(lower);
+      const auto range = wide(upper) - wide(lower);
       return static_cast<int>(offset * static_cast<std::uint64_t>(num_bins) / range);
     }
   }

@@ -1,0 +1,29 @@
+#pragma once
+// Every file memscope writes goes through here: checked before any work starts, written to a
+// temporary file beside the target and renamed into place only after a checked flush and
+// close, so a failed write never leaves a truncated or emptied file behind. Pure C++.
+
+#include <functional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace memscope {
+
+/// A file that cannot be read or written (exit code 4).
+class io_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws io_error for an output that cannot be written (no such directory, no permission, a
+/// directory) and usage_error for an output that is also an input or named twice. Empty paths
+/// are ignored.
+void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs = {});
+
+/// Writes `path` atomically (temporary file + rename). Devices and pipes (/dev/stdout, a FIFO)
+/// are written in place, every write checked. Throws io_error; the target is untouched on failure.
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
+
+}  // namespace memscope
