@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -169,6 +170,8 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
 }
 
 int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set) {
+  if (fail_set && !(std::isfinite(fail_pct) && fail_pct >= 0))
+    throw usage_error("--fail-on-regression takes a finite percentage of at least 0");
   const results_doc a = load_current(a_path), b = load_current(b_path);
   const auto c = report::compare(a, b);
   report::print(c, a, b, std::cout);

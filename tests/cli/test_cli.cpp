@@ -236,3 +236,37 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
     EXPECT_NE(r.out.find("measured:"), std::string::npos) << r.out;
   }
 }
+
+// Issue 13's file and argument reproducers, as a user meets them.
+TEST(Cli, OutputsAreWrittenWholeOrNotAtAll) {
+  using memscope::exit_runtime;
+  using memscope::exit_usage;
+  expect_one_line_error("report -o /dev/full", exit_runtime, "cannot write '/dev/full'");
+  expect_one_line_error("report --markdown /dev/full", exit_runtime, "cannot write '/dev/full'");
+  const std::string keep = ::testing::TempDir() + "keep.html";
+  std::FILE* f = std::fopen(keep.c_str(), "w");
+  std::fputs("keep", f);
+  std::fclose(f);
+  // The second output cannot be written: nothing is written, the first file keeps its text.
+  expect_one_line_error("report -o " + keep + " --markdown /proc/memscope-x.md", exit_runtime, "cannot write");
+  f = std::fopen(keep.c_str(), "r");
+  char buf[16] = {};
+  std::fgets(buf, sizeof buf, f);
+  std::fclose(f);
+  EXPECT_STREQ(buf, "keep");
+  const auto in = temp_results("in.json", 1e-3);
+  expect_one_line_error("report " + in + " -o " + in, exit_usage, "both an input and an output");
+  expect_one_line_error("report -o " + keep + " --markdown " + keep, exit_usage, "named as two outputs");
+  expect_one_line_error("report -o " + ::testing::TempDir(), exit_runtime, "is a directory");
+  expect_one_line_error("report /nonexistent-dir -o " + keep, exit_usage, "cannot open");
+}
+
+TEST(Cli, ArgumentsMeanWhatTheySay) {
+  expect_one_line_error("--frob", memscope::exit_usage, "unknown option '--frob'");
+  // --axis takes one value: the suite after it stays a pattern.
+  const auto r = run("verify --axis bytes=2^20 bandwidth/memcpy");
+  EXPECT_EQ(r.out.find("malformed"), std::string::npos) << r.out;
+  EXPECT_TRUE(r.code == 0 || r.code == memscope::exit_no_device) << r.out;
+  expect_one_line_error("compare " + temp_results("a1.json", 1e-3) + " " + temp_results("b1.json", 1e-3) +
+                            " --fail-on-regression nan", memscope::exit_usage, "fail-on-regression");
+}
