@@ -1,0 +1,180 @@
+// A seeded mutation fuzzer over everything that reads results files: the reader, the upgrade
+// hooks, findings, the HTML report, compare, advise and the text outputs. Every mutant of the
+// bundled profile must either be refused with a results_error or flow through every consumer
+// without another exception, a hang, non-finite figures on the page, or (under the sanitizer
+// build in CI) undefined behaviour. MEMSCOPE_FUZZ_RUNS sets the number of mutants (default
+// 1500), MEMSCOPE_FUZZ_SEED the first seed; a failure names the seed that reproduces it.
+
+#include "advise/advisor.hpp"
+#include "harness/registry.hpp"
+#include "harness/results.hpp"
+#include "harness/text_output.hpp"
+#include "report/bundled_profile.hpp"
+#include "report/compare.hpp"
+#include "report/findings.hpp"
+#include "report/html_report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+using namespace memscope;
+using nlohmann::json;
+
+namespace {
+
+std::uint64_t env_or(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+/// The profile's header with a spread of its rows (every suite), small enough to run thousands of times.
+json seed_document() {
+  auto j = json::parse(bundled_profile_json());
+  json rows = json::array();
+  const auto& all = j["results"];
+  for (std::size_t i = 0; i < all.size(); i += 23) rows.push_back(all[i]);
+  j["results"] = rows;
+  return j;
+}
+
+/// A random node of the tree (objects and arrays walked down at random).
+json* random_node(json& j, std::mt19937_64& rng) {
+  json* n = &j;
+  while ((n->is_object() || n->is_array()) && !n->empty() && rng() % 4 != 0) {
+    const auto k = rng() % n->size();
+    auto it = n->begin();
+    std::advance(it, static_cast<long>(k));
+    n = &*it;
+  }
+  return n;
+}
+
+void mutate_tree(json& j, std::mt19937_64& rng) {
+  json* n = random_node(j, rng);
+  static const json values[] = {nullptr, -1, 0, 1, 1.5, -1e-300, 1e30, -1e30, 1e17, 1e308, 18446744073709551615ull,
+                                -9223372036854775807ll, "", "1", "x|y\n<b>\x1b[2J", true, json::array(), json::object()};
+  switch (rng() % 6) {
+    case 0:  // replace with another value or type
+      *n = values[rng() % (sizeof values / sizeof values[0])];
+      break;
+    case 1:  // delete a member or an element
+      if (n->is_object() && !n->empty()) {
+        auto it = n->begin();
+        std::advance(it, static_cast<long>(rng() % n->size()));
+        n->erase(it);
+      } else if (n->is_array() && !n->empty()) {
+        n->erase(n->begin() + static_cast<long>(rng() % n->size()));
+      }
+      break;
+    case 2:  // duplicate an element
+      if (n->is_array() && !n->empty()) n->push_back((*n)[rng() % n->size()]);
+      break;
+    case 3:  // scale a number
+      if (n->is_number()) *n = n->get<double>() * (rng() % 2 ? -1.0 : 1e6);
+      break;
+    case 4:  // an unexpected member
+      if (n->is_object()) (*n)["extra"] = values[rng() % (sizeof values / sizeof values[0])];
+      break;
+    default:  // the same row twice, or one row's axes in another
+      if (j.contains("results") && j["results"].is_array() && j["results"].size() > 1) {
+        auto& r = j["results"];
+        r[rng() % r.size()] = r[rng() % r.size()];
+      }
+  }
+}
+
+/// Every consumer, as the CLI would drive it. Returns "" or what went wrong.
+std::string consume(const json& j) {
+  results_doc doc;
+  try {
+    doc = results_from_json(j, "fuzz");
+  } catch (const results_error&) {
+    return "";  // refused, as it should be for a broken document
+  }
+  const auto& reg = builtin_registry();
+  upgrade(doc, reg);
+  const auto html = report::render_html(doc, reg);
+  for (const char* bad : {"\"nan", "nan\"", ">nan", ">-nan", "\"inf", "inf\"", ">inf"})
+    if (html.find(bad) != std::string::npos) return std::string("the page shows ") + bad;
+  for (const auto& f : report::findings(doc, reg))
+    if (f.text.find("nan") != std::string::npos && f.text.find("nanos") == std::string::npos) return "finding: " + f.text;
+  std::ostringstream text;
+  print_table(doc, text);
+  write_markdown(doc, text, {});
+  write_csv(doc, text);
+  try {
+    const auto c = report::compare(doc, doc);
+    report::print(c, doc, doc, text);
+    if (!report::regressions(c, 5).empty()) return "a file compared with itself regressed";
+  } catch (const usage_error&) {
+  } catch (const results_error&) {
+  }
+  const std::pair<advise::mutability, advise::sharing> questions[] = {
+      {advise::mutability::read_only, advise::sharing::unknown}, {advise::mutability::written, advise::sharing::grid},
+      {advise::mutability::written, advise::sharing::block}, {advise::mutability::written, advise::sharing::thread}};
+  for (const auto& [m, s] : questions)
+    for (std::uint64_t bytes : {std::uint64_t{16}, std::uint64_t{4096}, std::uint64_t{1} << 28}) {
+      advise::query q;
+      q.bytes = bytes;
+      q.mut = m;
+      q.share = s;
+      q.access = advise::warp_access::irregular;
+      const auto a = advise::advise(q, &doc, reg);
+      for (const auto& e : a.evidence)
+        if (e.find("nan") != std::string::npos) return "advice: " + e;
+    }
+  return "";
+}
+
+}  // namespace
+
+TEST(Fuzz, MutatedProfilesAreRefusedOrReadRight) {
+  if (!*bundled_profile_json()) GTEST_SKIP() << "no profile bundled in this build";
+  const auto base = seed_document();
+  ASSERT_EQ(consume(base), "");
+  const auto runs = env_or("MEMSCOPE_FUZZ_RUNS", 1500), first = env_or("MEMSCOPE_FUZZ_SEED", 20261130);
+  std::size_t refused = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto seed = first + i;
+    std::mt19937_64 rng(seed);
+    json j = base;
+    const auto mutations = 1 + rng() % 3;
+    for (std::uint64_t m = 0; m < mutations; ++m) mutate_tree(j, rng);
+    // One mutant in eight is also damaged as text: cut short, or something after it.
+    if (rng() % 8 == 0) {
+      std::string text = j.dump();
+      if (rng() % 2) text.resize(rng() % text.size());
+      else text += rng() % 2 ? " x" : text;
+      try {
+        j = json::parse(text);
+      } catch (const json::exception&) {
+        ++refused;
+        continue;
+      }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::string problem;
+    try {
+      problem = consume(j);
+      try {
+        results_from_json(j, "fuzz");
+      } catch (const results_error&) {
+        ++refused;
+      }
+    } catch (const std::exception& e) {
+      problem = std::string("unexpected exception: ") + e.what();
+    }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(problem, "") << "MEMSCOPE_FUZZ_SEED=" << seed << " MEMSCOPE_FUZZ_RUNS=1";
+    ASSERT_LT(secs, 10.0) << "a mutant took " << secs << " s (a hang?): MEMSCOPE_FUZZ_SEED=" << seed;
+  }
+  const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("fuzz: %llu mutants from seed %llu, %zu refused, %zu read through every consumer, %.1f s\n",
+              static_cast<unsigned long long>(runs), static_cast<unsigned long long>(first), refused,
+              static_cast<std::size_t>(runs) - refused, total);
+}
