@@ -214,8 +214,10 @@ std::optional<present::fact_value> dependent_load_fact(const present::suite_view
   const auto* near = at ? present::nearest(rows, "ws_bytes", *at) : far;
   if (!near || !far) return std::nullopt;
   const auto ws = [](const case_result* r) { return format_bytes(static_cast<double>(r->int_axis("ws_bytes").value_or(0))); };
-  present::fact_value f{fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles", ws(near),
-                                    near->metric("cycles_per_load"), ws(far), far->metric("cycles_per_load")),
+  present::fact_value f{near == far ? fmt::format("a dependent load over {} of data (the largest working set measured) costs {:.0f} cycles",
+                                                  ws(near), near->metric("cycles_per_load"))
+                                    : fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles", ws(near),
+                                                  near->metric("cycles_per_load"), ws(far), far->metric("cycles_per_load")),
                         near->metric("cycles_per_load"), "", ""};
   if (at && static_cast<double>(near->int_axis("ws_bytes").value_or(0)) != *at)
     f.nearest_note = "nearest measured working set to " + format_bytes(*at) + ": " + ws(near);
