@@ -65,15 +65,15 @@ void check(const query& q) {
 answer temporary(const query& q) {
   answer a;
   if (!q.bytes || *q.bytes <= 255 * 4) {
-    a = {"temporary/registers", "registers", "local variables, arrays indexed only by compile-time constants (unrolled loops)",
+    a = {"temporary/registers", "registers, per thread", "local variables, arrays indexed only by compile-time constants (unrolled loops)",
          "per-thread values that are written often belong in registers: no other space is as fast; a run-time index "
          "or more than 255 registers' worth moves them to local memory (DRAM-backed), which is slower than shared memory",
-         {}, "memscope/shared/bank_conflicts.cuh", ""};
+         {}, "memscope/registers/local_array.cuh", ""};
   } else {
     a = {"temporary/shared", "shared memory", "a per-thread slice of a shared-memory array, laid out so lanes hit different banks",
          fmt::format("{} per thread is more than the 255 registers a thread can hold; spilled arrays go to local memory",
                      size_text(*q.bytes)),
-         {}, "memscope/shared/bank_conflicts.cuh", ""};
+         {}, "memscope/registers/local_array.cuh", ""};
   }
   return a;
 }
@@ -106,6 +106,9 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
   if (q.temporary) {
     a = temporary(q);
     evidence_log log(a, doc, reg);
+    log.cite(question::register_array_limit);
+    log.cite(question::spill_cost, q.bytes ? std::optional<double>(static_cast<double>(*q.bytes)) : std::nullopt);
+    log.cite(question::registers_at_occupancy);
     log.cite(question::shared_load_latency);
     return a;
   }

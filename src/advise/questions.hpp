@@ -36,6 +36,12 @@ inline constexpr const char* grid_counters_by_size = "grid_counters_by_size";
 inline constexpr const char* remote_atomics_cost = "remote_atomics_cost";
 /// A dependent load from a peer block's shared memory against the block's own.
 inline constexpr const char* remote_shared_latency = "remote_shared_latency";
+/// How large a per-thread array, indexed by constants, stays in registers.
+inline constexpr const char* register_array_limit = "register_array_limit";
+/// A per-thread array of `at` bytes in local memory (run-time index) or shared memory, against registers.
+inline constexpr const char* spill_cost = "spill_cost";
+/// Registers per thread at each occupancy, and what the spills they force cost.
+inline constexpr const char* registers_at_occupancy = "registers_at_occupancy";
 /// Stores that start one element off a 32-byte sector against aligned ones.
 inline constexpr const char* misaligned_store_cost = "misaligned_store_cost";
 

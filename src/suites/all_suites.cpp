@@ -23,6 +23,7 @@ const registry& builtin_registry() {
     suites::register_texture(r);
     suites::register_cache_config(r);
     suites::register_cache_control(r);
+    suites::register_registers(r);
     return r;
   }();
   return reg;

@@ -21,5 +21,6 @@ void register_cache_bandwidth(registry& reg);
 void register_texture(registry& reg);
 void register_cache_config(registry& reg);
 void register_cache_control(registry& reg);
+void register_registers(registry& reg);
 }  // namespace suites
 }  // namespace memscope

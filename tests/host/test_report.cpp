@@ -145,7 +145,7 @@ TEST(Advise, EveryBranchOfTheTree) {
     const char* memory;
   };
   const expectation cases[] = {
-      {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers", "registers"},
+      {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers", "registers, per thread"},
       {q(4096, mutability::written, warp_access::unknown, sharing::thread, true), "temporary/shared", "shared memory"},
       {q(16, mutability::read_only, warp_access::uniform), "read-only/small/uniform", "constant memory"},
       {q(64, mutability::read_only, warp_access::uniform, sharing::grid), "read-only/small/uniform", "constant memory"},
