@@ -42,6 +42,8 @@ inline constexpr const char* register_array_limit = "register_array_limit";
 inline constexpr const char* spill_cost = "spill_cost";
 /// Registers per thread at each occupancy, and what the spills they force cost.
 inline constexpr const char* registers_at_occupancy = "registers_at_occupancy";
+/// Atomics at low and full contention, and what warp aggregation buys.
+inline constexpr const char* atomic_contention = "atomic_contention";
 /// Stores that start one element off a 32-byte sector against aligned ones.
 inline constexpr const char* misaligned_store_cost = "misaligned_store_cost";
 

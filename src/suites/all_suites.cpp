@@ -24,6 +24,7 @@ const registry& builtin_registry() {
     suites::register_cache_config(r);
     suites::register_cache_control(r);
     suites::register_registers(r);
+    suites::register_atomics(r);
     return r;
   }();
   return reg;

@@ -22,5 +22,6 @@ void register_texture(registry& reg);
 void register_cache_config(registry& reg);
 void register_cache_control(registry& reg);
 void register_registers(registry& reg);
+void register_atomics(registry& reg);
 }  // namespace suites
 }  // namespace memscope

@@ -17,7 +17,7 @@ TEST(CoreGpu, CudaCallThrowsWithLocationCallAndReason) {
     FAIL() << "no exception";
   } catch (const cuda_error& e) {
     const std::string what = e.what();
-    EXPECT_NE(what.find("test_core_gpu.cu:"), std::string::npos) << what;
+    EXPECT_NE(what.find("cuda_check_test.cu:"), std::string::npos) << what;
     EXPECT_NE(what.find("cudaSetDevice(12345)"), std::string::npos) << what;
     EXPECT_NE(what.find("cudaErrorInvalidDevice"), std::string::npos) << what;
     EXPECT_EQ(e.code(), cudaErrorInvalidDevice);

@@ -1,0 +1,337 @@
+// Suite `atomics`: what the histogram, the reductions' last step and every counter rely on,
+// measured on its own. Add, a compare-and-swap loop and max on i32/u32/u64/f32/f64, in global
+// memory, the block's shared memory and a peer block's (DSMEM), against how many threads share
+// an address; k addresses per warp; scopes; warp aggregation; a dependent chain's latency.
+// Every counter is checked exactly against the count the reference predicts.
+
+#include "harness/state.hpp"
+#include "harness/suite.hpp"
+#include "advise/questions.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/atomic/atomics.cuh"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+namespace memscope::suites {
+namespace {
+
+namespace at = memscope::atomic;
+
+const char* const target_names[] = {"global", "shared", "dsmem"};
+const char* const op_names[] = {"add", "cas", "max"};
+const char* const scope_names[] = {"device", "block", "system"};
+
+/// Threads per address for a contention name; 0 for the whole grid.
+std::uint64_t sharers_of(const std::string& c) {
+  if (c == "thread") return 1;
+  if (c == "warp") return 32;
+  if (c == "block") return at::policy::block_threads;
+  if (c == "grid") return 0;
+  if (c.rfind("lanes", 0) == 0) return std::stoull(c.substr(5));
+  throw usage_error("atomics contention takes thread, lanes2/4/8/16, warp, block or grid, not '" + c + "'");
+}
+
+struct setup {
+  at::op o = at::op::add;
+  at::target tg = at::target::global;
+  at::scope sc = at::scope::device;
+  bool aggregate = false;
+  std::uint64_t sharers = 1;  // resolved: the grid's thread count for "grid"
+  unsigned blocks = 0;
+  int iters = 0;
+};
+
+std::string axis_or(case_state& st, const char* name, const char* fallback) {
+  return st.point().has(name) ? st.get_string(name) : std::string(fallback);
+}
+
+template <class T>
+std::vector<T> expected(const setup& s, std::size_t counters) {
+  const std::uint64_t threads = std::uint64_t{s.blocks} * at::policy::block_threads;
+  std::vector<T> want(counters);
+  const auto group_last = [&](std::uint64_t first_thread, std::uint64_t c, std::uint64_t span) {
+    return first_thread + std::min((c + 1) * s.sharers, span) - 1;
+  };
+  if (s.tg == at::target::global) {
+    for (std::uint64_t c = 0; c < counters; ++c)
+      want[c] = s.o == at::op::max ? static_cast<T>(at::reference::max_value(group_last(0, c, threads), s.iters - 1, s.iters))
+                                   : static_cast<T>((std::min((c + 1) * s.sharers, threads) - c * s.sharers) * s.iters);
+    return want;
+  }
+  const unsigned per_block = at::reference::counters_per_block(at::policy::block_threads, s.sharers);
+  for (std::uint64_t b = 0; b < s.blocks; ++b)
+    for (std::uint64_t c = 0; c < per_block; ++c) {
+      // DSMEM: the counters of block b are the other block of its pair's targets.
+      const std::uint64_t issuer = s.tg == at::target::dsmem ? (b ^ 1u) : b;
+      want[b * per_block + c] =
+          s.o == at::op::max
+              ? static_cast<T>(at::reference::max_value(group_last(issuer * at::policy::block_threads, c, at::policy::block_threads),
+                                                        s.iters - 1, s.iters))
+              : static_cast<T>((std::min<std::uint64_t>((c + 1) * s.sharers, at::policy::block_threads) - c * s.sharers) * s.iters);
+    }
+  return want;
+}
+
+template <class T, at::op O, at::target Tg, at::scope Sc, bool Agg>
+void run_kernel(case_state& st, const setup& s) {
+  auto kernel = at::atomic_kernel<T, O, Tg, Sc, Agg>;
+  const std::uint64_t threads = std::uint64_t{s.blocks} * at::policy::block_threads;
+  const unsigned per_block = at::reference::counters_per_block(at::policy::block_threads, s.sharers);
+  const std::size_t counters = Tg == at::target::global ? static_cast<std::size_t>((threads + s.sharers - 1) / s.sharers)
+                                                        : std::size_t{s.blocks} * per_block;
+  const std::size_t smem = Tg == at::target::global ? 0 : std::size_t{per_block} * sizeof(T);
+  if constexpr (Tg == at::target::dsmem) {
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics need thread-block clusters (compute capability 9.0 or newer)");
+    if (max_active_clusters(kernel, at::policy::block_threads, at::policy::cluster, smem) == 0)
+      st.skip("clusters of 2 blocks of this kernel cannot be co-scheduled on this GPU");
+  }
+  device_buffer<T> out(counters);
+  const auto launch = [&](cudaStream_t stream) {
+    if constexpr (Tg == at::target::dsmem) {
+      launch_cluster(kernel, dim3(s.blocks), dim3(at::policy::block_threads), at::policy::cluster, smem, stream, out.data(), s.sharers, s.iters);
+    } else {
+      kernel<<<s.blocks, at::policy::block_threads, smem, stream>>>(out.data(), s.sharers, s.iters);
+      MEMSCOPE_CHECK_LAUNCH("atomic_kernel");
+    }
+  };
+  // Global counters accumulate, so they start at zero; shared ones are written whole: poison.
+  if (Tg == at::target::global) MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data(), 0, counters * sizeof(T), st.stream()));
+  else out.poison(st.stream());
+  launch(st.stream());
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
+  const auto got = out.to_host();
+  const auto want = expected<T>(s, counters);
+  st.check(compare_exact(got.data(), got.size(), [&](std::size_t i) { return want[i]; }));
+  st.add_metric("addresses", static_cast<double>(counters));
+  st.add_metric("threads_per_address", static_cast<double>(s.sharers));
+  st.add_elements(threads * static_cast<std::size_t>(s.iters));
+  // Later launches add to the same global counters; their values are no longer checked, and
+  // the work per launch is the same.
+  st.exec(launch);
+}
+
+template <class T, at::op O>
+void by_target(case_state& st, const setup& s) {
+  if (s.tg == at::target::global) {
+    if constexpr (O != at::op::max) {
+      if (s.aggregate) return run_kernel<T, O, at::target::global, at::scope::device, true>(st, s);
+    }
+    if constexpr (O == at::op::add) {
+      if (s.sc == at::scope::block) return run_kernel<T, O, at::target::global, at::scope::block, false>(st, s);
+      if (s.sc == at::scope::system) return run_kernel<T, O, at::target::global, at::scope::system, false>(st, s);
+    }
+    return run_kernel<T, O, at::target::global, at::scope::device, false>(st, s);
+  }
+  if (s.tg == at::target::shared) return run_kernel<T, O, at::target::shared, at::scope::device, false>(st, s);
+  return run_kernel<T, O, at::target::dsmem, at::scope::device, false>(st, s);
+}
+
+template <class T>
+void by_op(case_state& st, const setup& s) {
+  if (s.o == at::op::add) return by_target<T, at::op::add>(st, s);
+  if (s.o == at::op::cas) return by_target<T, at::op::cas>(st, s);
+  if constexpr (std::is_floating_point_v<T>) st.skip("there is no atomicMax for floating point (a CAS loop would be one)");
+  else return by_target<T, at::op::max>(st, s);
+}
+
+void atomic_case(case_state& st) {
+  setup s;
+  s.o = choice<at::op>(op_names, axis_or(st, "op", "add"));
+  s.tg = choice<at::target>(target_names, axis_or(st, "target", "global"));
+  s.sc = choice<at::scope>(scope_names, axis_or(st, "scope", "device"));
+  s.aggregate = axis_or(st, "aggregate", "none") == "warp";
+  const std::string contention = st.get_string("contention");
+  s.blocks = st.verify_only() ? 4u : static_cast<unsigned>(st.device().sm_count * at::policy::blocks_per_sm);
+  s.iters = st.verify_only() ? 3 : 16;
+  s.sharers = sharers_of(contention);
+  if (s.sharers == 0) {
+    if (s.tg != at::target::global) st.skip(std::string(target_names[static_cast<int>(s.tg)]) + " memory belongs to one block (a cluster's pair): no grid-wide address");
+    s.sharers = std::uint64_t{s.blocks} * at::policy::block_threads;
+  }
+  if (s.sc == at::scope::block && s.sharers > static_cast<std::uint64_t>(at::policy::block_threads))
+    st.skip("atomicAdd_block is atomic only within a block: with addresses shared across blocks it loses updates");
+  const std::string type = axis_or(st, "type", "i32");
+  if (type == "i32") by_op<int>(st, s);
+  else if (type == "u32") by_op<unsigned>(st, s);
+  else if (type == "u64") by_op<unsigned long long>(st, s);
+  else if (type == "f32") by_op<float>(st, s);
+  else by_op<double>(st, s);
+}
+
+template <at::target Tg>
+void chain_body(case_state& st) {
+  const int steps = st.verify_only() ? 100 : 4096;
+  device_buffer<std::uint32_t> ring(at::policy::chain_words);
+  std::vector<std::uint32_t> h(at::policy::chain_words);
+  for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = at::reference::chain_next(i);
+  ring.from_host(h);
+  device_buffer<unsigned long long> cycles(1);
+  device_buffer<std::uint32_t> last(1);
+  auto kernel = at::atomic_chain_kernel<Tg>;
+  if constexpr (Tg == at::target::dsmem) {
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics need thread-block clusters (compute capability 9.0 or newer)");
+    if (max_active_clusters(kernel, 32, 2, 0) == 0) st.skip("clusters of 2 blocks cannot be co-scheduled on this GPU");
+  }
+  const auto launch = [&](cudaStream_t stream) {
+    if constexpr (Tg == at::target::dsmem) {
+      launch_cluster(kernel, dim3(2), dim3(32), 2, 0, stream, ring.data(), steps, cycles.data(), last.data());
+    } else {
+      kernel<<<1, 32, 0, stream>>>(ring.data(), steps, cycles.data(), last.data());
+      MEMSCOPE_CHECK_LAUNCH("atomic_chain_kernel");
+    }
+  };
+  last.poison(st.stream());
+  launch(st.stream());
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
+  const auto end = at::reference::chain_end(steps);
+  const auto got = last.to_host();
+  st.check(compare_exact(got.data(), 1, [&](std::size_t) { return end; }));
+  st.add_metric("cycles_per_atomic", static_cast<double>(cycles.to_host()[0]) / steps);
+  st.add_elements(static_cast<std::size_t>(steps));
+  st.exec(launch);
+}
+
+void latency_case(case_state& st) {
+  switch (choice<at::target>(target_names, st.get_string("target"))) {
+    case at::target::global: return chain_body<at::target::global>(st);
+    case at::target::shared: return chain_body<at::target::shared>(st);
+    case at::target::dsmem: return chain_body<at::target::dsmem>(st);
+  }
+}
+
+// ---- presentation ----------------------------------------------------------------------------
+
+double g_ops(const case_result& r) { return r.elements_per_s / 1e9; }
+
+const case_result* add_row(const present::suite_view& v, const char* tg, const char* contention, const char* type = "i32") {
+  const auto rows = v.rows(present::where("throughput", {{"target", std::string(tg)}, {"type", std::string(type)},
+                                                          {"op", std::string("add")}, {"contention", std::string(contention)}}));
+  return rows.empty() ? nullptr : rows.front();
+}
+
+void atomics_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  for (const char* tg : {"global", "shared", "dsmem"}) {
+    std::string text;
+    for (const char* c : {"thread", "warp", "block", "grid"})
+      if (const auto* r = add_row(v, tg, c)) text += fmt::format("{}{} {:.1f}", text.empty() ? "" : ", ", c, g_ops(*r));
+    if (!text.empty()) out.push_back(fmt::format("{} atomicAdd (i32), G atomics/s by threads per address: {}", tg, text));
+  }
+  std::string types;
+  for (const char* t : {"i32", "u32", "u64", "f32", "f64"})
+    if (const auto* r = add_row(v, "global", "thread", t)) types += fmt::format("{}{} {:.1f}", types.empty() ? "" : ", ", t, g_ops(*r));
+  if (!types.empty()) out.push_back("global atomicAdd by type, every thread its own address (G atomics/s): " + types);
+  const auto cas = v.rows(present::where("throughput", {{"target", std::string("global")}, {"op", std::string("cas")}, {"type", std::string("i32")}}));
+  std::string cas_text;
+  for (const auto* r : cas)
+    if (const auto* a = add_row(v, "global", r->string_axis("contention").c_str()))
+      cas_text += fmt::format("{}{} {:.2f}x", cas_text.empty() ? "" : ", ", r->string_axis("contention"), r->elements_per_s / a->elements_per_s);
+  if (!cas_text.empty()) out.push_back("a compare-and-swap add loop against atomicAdd (global, i32): " + cas_text);
+  std::string agg;
+  for (const auto* r : v.rows(present::where("aggregation", {{"aggregate", std::string("warp")}, {"type", std::string("i32")}})))
+    agg += fmt::format("{}{} {:.2f}x", agg.empty() ? "" : ", ", r->string_axis("contention"), r->metric("speedup_vs_plain"));
+  if (!agg.empty()) out.push_back("warp-aggregated atomics (__match_any_sync, one add per group) against plain ones: " + agg);
+  std::string pw;
+  for (const auto* r : v.rows(present::where("per_warp", {{"target", std::string("global")}})))
+    pw += fmt::format("{}{} {:.1f}", pw.empty() ? "" : ", ", r->string_axis("contention"), g_ops(*r));
+  if (!pw.empty()) out.push_back("global atomicAdd with k threads per address inside each warp (G atomics/s): " + pw);
+  std::string sc;
+  for (const auto* r : v.rows(present::where("scope", {{"contention", std::string("warp")}})))
+    sc += fmt::format("{}{} {:.2f}x", sc.empty() ? "" : ", ", r->string_axis("scope"), r->metric("speedup_vs_device"));
+  if (!sc.empty()) out.push_back("scope of a global atomicAdd shared by a warp, against device scope: " + sc);
+  std::string lat;
+  for (const auto* r : v.rows(present::case_is("latency")))
+    lat += fmt::format("{}{} {:.0f}", lat.empty() ? "" : ", ", r->string_axis("target"), r->metric("cycles_per_atomic"));
+  if (!lat.empty()) out.push_back("a dependent chain of atomics, cycles per atomic: " + lat);
+}
+
+std::optional<present::fact_value> contention_fact(const present::suite_view& v, std::optional<double>) {
+  const auto *own = add_row(v, "global", "thread"), *warp = add_row(v, "global", "warp"), *grid = add_row(v, "global", "grid");
+  if (!own || !warp || !grid) return std::nullopt;
+  std::string text = fmt::format("global atomicAdd: {:.1f} G/s with every thread on its own address, {:.1f} when a warp shares one, "
+                                 "{:.1f} when the whole grid does", g_ops(*own), g_ops(*warp), g_ops(*grid));
+  if (const auto* sh = add_row(v, "shared", "warp")) text += fmt::format("; shared-memory atomics at warp contention {:.1f}", g_ops(*sh));
+  const auto agg = v.rows(present::where("aggregation", {{"aggregate", std::string("warp")}, {"type", std::string("i32")}, {"contention", std::string("grid")}}));
+  if (!agg.empty()) text += fmt::format("; warp aggregation buys {:.1f}x at grid contention", agg[0]->metric("speedup_vs_plain"));
+  return present::fact_value{text, g_ops(*grid), "", ""};
+}
+
+axis contention_axis(std::vector<std::string> values) {
+  return axis::strings("contention", std::move(values),
+                       "threads sharing one address: thread (none), lanesK (K lanes of a warp), warp, block, grid (all)")
+      .with_validator([](const std::string& c) { sharers_of(c); });
+}
+
+}  // namespace
+
+void register_atomics(registry& reg) {
+  suite s{reg, "atomics", "atomics by space, type, contention, scope and aggregation"};
+  s.add("throughput", atomic_case)
+      .summary("every thread does 16 atomics: add, CAS loop or max, by space, type and threads per address")
+      .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)},
+                          "global memory, the block's shared memory, the other block of a 2-block cluster (DSMEM)"))
+      .axis(axis::strings("type", {"i32", "u32", "u64", "f32", "f64"}, "counter type"))
+      .axis(axis::strings("op", {std::begin(op_names), std::end(op_names)}, "atomicAdd, an atomicCAS add loop, atomicMax"))
+      .axis(contention_axis({"thread", "warp", "block", "grid"}))
+      .baseline("contention", std::string("thread"), "speed_vs_uncontended");
+  s.add("per_warp", atomic_case)
+      .summary("atomicAdd (i32) with k lanes of each warp sharing an address, k = 1..32")
+      .axis(axis::strings("target", {"global", "shared"}, "where the counters live"))
+      .axis(contention_axis({"thread", "lanes2", "lanes4", "lanes8", "lanes16", "warp"}))
+      .baseline("contention", std::string("thread"), "speed_vs_uncontended");
+  s.add("aggregation", atomic_case)
+      .summary("plain atomicAdd against warp-aggregated (__match_any_sync, one add per group of equal addresses)")
+      .axis(axis::strings("type", {"i32", "u32"}, "counter type"))
+      .axis(contention_axis({"thread", "warp", "block", "grid"}))
+      .axis(axis::strings("aggregate", {"none", "warp"}, "plain, or one atomic per group of lanes with the same address"))
+      .baseline("aggregate", std::string("none"), "speedup_vs_plain");
+  s.add("scope", atomic_case)
+      .summary("global atomicAdd (i32) at device, block (atomicAdd_block) and system (atomicAdd_system) scope")
+      .axis(contention_axis({"thread", "warp", "block"}))
+      .axis(axis::strings("scope", {std::begin(scope_names), std::end(scope_names)}, "atomicAdd, atomicAdd_block, atomicAdd_system"))
+      .baseline("scope", std::string("device"), "speedup_vs_device");
+  s.add("latency", latency_case)
+      .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-word ring: global (L2), shared, DSMEM")
+      .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"));
+
+  auto tp = present::line_plot("atomicAdd (i32): G atomics/s against threads per address", present::label_axes({"target"}), "sharers",
+                               g_ops, "threads per address", "G atomics/s", present::scale::log2);
+  tp.keep = present::where("throughput", {{"type", std::string("i32")}, {"op", std::string("add")}});
+  tp.x = present::metric_of("threads_per_address");
+  tp.y_scale = present::scale::log10;
+  present::chart_spec types;
+  types.title = "Global atomics by type and operation, every thread its own address";
+  types.keep = present::where("throughput", {{"target", std::string("global")}, {"contention", std::string("thread")}});
+  types.label = present::label_axes({"op", "type"});
+  types.y = g_ops;
+  types.y_label = "G atomics/s";
+  types.peer = present::axis_is("op", "add");
+  types.peer_key = "atomicAdd";
+  present::chart_spec agg;
+  agg.title = "Warp aggregation against plain atomics (global)";
+  agg.keep = present::case_is("aggregation");
+  agg.label = present::label_axes({"type", "contention", "aggregate"});
+  agg.y = g_ops;
+  agg.y_label = "G atomics/s";
+  agg.peer = present::axis_is("aggregate", "none");
+  agg.peer_key = "plain atomicAdd";
+  present::chart_spec lat;
+  lat.title = "Dependent atomics: cycles per atomic";
+  lat.keep = present::case_is("latency");
+  lat.label = present::label_axes({"target"});
+  lat.y = present::metric_of("cycles_per_atomic");
+  lat.y_label = "cycles per atomic (lower is better)";
+  s.chart(tp).chart(types).chart(agg).chart(lat).finding(atomics_findings);
+  s.fact(advise::question::atomic_contention, "atomics at low and full contention, and what warp aggregation buys", contention_fact);
+}
+
+}  // namespace memscope::suites
