@@ -141,7 +141,14 @@ void by_op(case_state& st, const setup& s) {
   if (s.o == at::op::add) return by_target<T, at::op::add>(st, s);
   if (s.o == at::op::cas) return by_target<T, at::op::cas>(st, s);
   if constexpr (std::is_floating_point_v<T>) st.skip("there is no atomicMax for floating point (a CAS loop would be one)");
-  else return by_target<T, at::op::max>(st, s);
+  else {
+    // Found by this suite's exact check on an H200 (CUDA 13.0): 64-bit atomicMax into a peer
+    // block's shared memory left counters below the true maximum. Not timed until explained.
+    if (sizeof(T) == 8 && s.tg == at::target::dsmem)
+      st.skip("64-bit atomicMax on a peer block's shared memory lost updates in memscope's exact check: not timed "
+              "(docs/registers-and-atomics.md)");
+    return by_target<T, at::op::max>(st, s);
+  }
 }
 
 void atomic_case(case_state& st) {
@@ -158,6 +165,9 @@ void atomic_case(case_state& st) {
     if (s.tg != at::target::global) st.skip(std::string(target_names[static_cast<int>(s.tg)]) + " memory belongs to one block (a cluster's pair): no grid-wide address");
     s.sharers = std::uint64_t{s.blocks} * at::policy::block_threads;
   }
+  if (s.o == at::op::cas && s.sharers > static_cast<std::uint64_t>(at::policy::block_threads))
+    st.skip("a CAS loop with every thread of the grid on one address retries about threads^2 times: it measures retries, "
+            "not memory (block contention shows the trend)");
   if (s.sc == at::scope::block && s.sharers > static_cast<std::uint64_t>(at::policy::block_threads))
     st.skip("atomicAdd_block is atomic only within a block: with addresses shared across blocks it loses updates");
   const std::string type = axis_or(st, "type", "i32");
@@ -179,8 +189,8 @@ void chain_body(case_state& st) {
   device_buffer<std::uint32_t> last(1);
   auto kernel = at::atomic_chain_kernel<Tg>;
   if constexpr (Tg == at::target::dsmem) {
+    // Two blocks of 32 threads and 4 KiB each: any GPU with clusters co-schedules a pair.
     if (!st.device().cluster_launch) st.skip("DSMEM atomics need thread-block clusters (compute capability 9.0 or newer)");
-    if (max_active_clusters(kernel, 32, 2, 0) == 0) st.skip("clusters of 2 blocks cannot be co-scheduled on this GPU");
   }
   const auto launch = [&](cudaStream_t stream) {
     if constexpr (Tg == at::target::dsmem) {

@@ -65,6 +65,22 @@ void record_resources(case_state& st, const rg::kernel_resources& r, int block_t
   st.add_metric("occupancy", static_cast<double>(r.blocks_per_sm) * block_threads / std::max(1, st.device().max_threads_per_sm));
 }
 
+/// Poisons, launches once, checks the (sampled) threads' results exactly, then times `launch`.
+template <int N, class Launch>
+void run_and_check(case_state& st, device_buffer<std::uint32_t>& out, const Launch& launch, std::size_t threads, int iters) {
+  out.poison(st.stream());
+  launch(st.stream());
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
+  const auto got = out.to_host();
+  const auto which = checked_threads(threads, st.verify_only());
+  std::vector<std::uint32_t> sample(which.size());
+  for (std::size_t i = 0; i < which.size(); ++i) sample[i] = got[which[i]];
+  st.check(compare_exact(sample.data(), sample.size(),
+                         [&](std::size_t i) { return rg::reference::array_result<N>(st.seed(), which[i], iters); }));
+  st.add_elements(threads * static_cast<std::size_t>(iters) * N);  // word updates
+  st.exec(launch);
+}
+
 template <int N>
 void array_body(case_state& st, rg::storage s) {
   const int iters = st.verify_only() ? 5 : 64;
@@ -87,17 +103,7 @@ void array_body(case_state& st, rg::storage s) {
     kernel<<<blocks, rg::policy::block_threads, smem, stream>>>(out.data(), st.seed(), iters, 0);
     MEMSCOPE_CHECK_LAUNCH("array_update_kernel");
   };
-  out.poison(st.stream());
-  launch(st.stream());
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
-  const auto got = out.to_host();
-  const auto which = checked_threads(threads, st.verify_only());
-  std::vector<std::uint32_t> sample(which.size());
-  for (std::size_t i = 0; i < which.size(); ++i) sample[i] = got[which[i]];
-  st.check(compare_exact(sample.data(), sample.size(),
-                         [&](std::size_t i) { return rg::reference::array_result<N>(st.seed(), which[i], iters); }));
-  st.add_elements(threads * static_cast<std::size_t>(iters) * N);  // word updates
-  st.exec(launch);
+  run_and_check<N>(st, out, launch, threads, iters);
 }
 
 void array_case(case_state& st) {
@@ -119,18 +125,7 @@ void spill_body(case_state& st) {
     kernel<<<blocks, rg::policy::spill_threads, 0, stream>>>(out.data(), st.seed(), iters);
     MEMSCOPE_CHECK_LAUNCH("spill_update_kernel");
   };
-  out.poison(st.stream());
-  launch(st.stream());
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
-  const auto got = out.to_host();
-  const auto which = checked_threads(threads, st.verify_only());
-  std::vector<std::uint32_t> sample(which.size());
-  for (std::size_t i = 0; i < which.size(); ++i) sample[i] = got[which[i]];
-  st.check(compare_exact(sample.data(), sample.size(), [&](std::size_t i) {
-    return rg::reference::array_result<rg::policy::spill_words>(st.seed(), which[i], iters);
-  }));
-  st.add_elements(threads * static_cast<std::size_t>(iters) * rg::policy::spill_words);
-  st.exec(launch);
+  run_and_check<rg::policy::spill_words>(st, out, launch, threads, iters);
 }
 
 void spill_case(case_state& st) {
