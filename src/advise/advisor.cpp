@@ -229,7 +229,8 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
     evidence_log log(a, doc, reg);
     if (q.bytes) log.cite(question::grid_counters, std::max(1.0, static_cast<double>(*q.bytes) / 4));
     log.cite(question::grid_counters_by_size);
-    log.cite(question::atomic_contention);
+    log.cite(question::atomic_contention, q.threads_per_address ? std::optional<double>(static_cast<double>(*q.threads_per_address))
+                                                                : std::nullopt);
     log.cite(question::remote_atomics_cost);
     log.cite(question::remote_shared_latency);
     return a;

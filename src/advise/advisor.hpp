@@ -24,6 +24,8 @@ struct query {
   warp_access access = warp_access::unknown;
   sharing share = sharing::unknown;
   bool temporary = false;  // short-lived per-thread values, written often
+  /// Threads that update one address at a time (--contention low = 1, high = the whole grid).
+  std::optional<std::uint64_t> threads_per_address;
 };
 
 struct answer {

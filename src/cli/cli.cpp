@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -37,7 +38,7 @@ struct run_flags {
 };
 
 struct advise_flags {
-  std::string bytes, access, sharing, results;
+  std::string bytes, access, sharing, results, contention;
   bool read_only = false, written = false, temporary = false;
 };
 
@@ -202,6 +203,22 @@ int do_advise(const advise_flags& f) {
   if (!f.access.empty()) q.access = advise::parse_access(f.access);
   if (!f.sharing.empty()) q.share = advise::parse_sharing(f.sharing);
   q.temporary = f.temporary;
+  if (!f.contention.empty()) {
+    if (f.contention == "low") q.threads_per_address = 1;
+    else if (f.contention == "high") q.threads_per_address = std::numeric_limits<std::uint32_t>::max();
+    else {
+      std::int64_t n = 0;
+      try {
+        n = parse_int_value(f.contention);
+      } catch (const usage_error&) {
+        n = 0;
+      }
+      if (n < 1) throw usage_error("--contention takes low, high or a number of threads per address, not '" + f.contention + "'");
+      q.threads_per_address = static_cast<std::uint64_t>(n);
+    }
+    if (!(q.mut == advise::mutability::written && q.share == advise::sharing::grid))
+      throw usage_error("--contention describes data written by the whole grid: give it with --written --sharing grid");
+  }
   std::optional<results_doc> profile;
   std::string source;
   if (!f.results.empty()) {
@@ -280,6 +297,7 @@ int run_cli(int argc, char** argv) {
   adv->add_option("--access", af.access, "how a warp reads it: uniform (one address), coalesced, irregular");
   adv->add_option("--sharing", af.sharing, "who shares it: thread, block, grid (across blocks)");
   adv->add_flag("--temporary", af.temporary, "short-lived per-thread values, written often");
+  adv->add_option("--contention", af.contention, "with --sharing grid: how many threads update one address at a time: low, high or a number");
   adv->add_option("--results", af.results, "figures from this results file (default: the bundled profile)");
 
   run_flags vf;

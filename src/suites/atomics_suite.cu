@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -264,11 +265,22 @@ void atomics_findings(const present::suite_view& v, std::vector<std::string>& ou
   if (!lat.empty()) out.push_back("a dependent chain of atomics, cycles per atomic: " + lat);
 }
 
-std::optional<present::fact_value> contention_fact(const present::suite_view& v, std::optional<double>) {
+std::optional<present::fact_value> contention_fact(const present::suite_view& v, std::optional<double> at) {
   const auto *own = add_row(v, "global", "thread"), *warp = add_row(v, "global", "warp"), *grid = add_row(v, "global", "grid");
   if (!own || !warp || !grid) return std::nullopt;
-  std::string text = fmt::format("global atomicAdd: {:.1f} G/s with every thread on its own address, {:.1f} when a warp shares one, "
-                                 "{:.1f} when the whole grid does", g_ops(*own), g_ops(*warp), g_ops(*grid));
+  std::string text;
+  if (at) {  // the contention the user described first: the measured row nearest it
+    const auto rows = v.rows(present::where("throughput", {{"target", std::string("global")}, {"type", std::string("i32")}, {"op", std::string("add")}}));
+    const case_result* near = nullptr;
+    for (const auto* r : rows)
+      if (!near || std::fabs(std::log2(r->metric("threads_per_address") / *at)) < std::fabs(std::log2(near->metric("threads_per_address") / *at)))
+        near = r;
+    if (near)
+      text = fmt::format("at your contention (nearest measured: {:.0f} threads per address) global atomicAdd runs at {:.1f} G/s; ",
+                         near->metric("threads_per_address"), g_ops(*near));
+  }
+  text += fmt::format("global atomicAdd: {:.1f} G/s with every thread on its own address, {:.1f} when a warp shares one, "
+                      "{:.1f} when the whole grid does", g_ops(*own), g_ops(*warp), g_ops(*grid));
   if (const auto* sh = add_row(v, "shared", "warp")) text += fmt::format("; shared-memory atomics at warp contention {:.1f}", g_ops(*sh));
   const auto agg = v.rows(present::where("aggregation", {{"aggregate", std::string("warp")}, {"type", std::string("i32")}, {"contention", std::string("grid")}}));
   if (!agg.empty()) text += fmt::format("; warp aggregation buys {:.1f}x at grid contention", agg[0]->metric("speedup_vs_plain"));

@@ -189,6 +189,8 @@ TEST(Cli, ReportCompareAdviseBadInput) {
   expect_one_line_error("advise --read-only --access uniform", exit_usage, "--bytes");
   expect_one_line_error("advise --written --sharing grid --access irregular", exit_usage, "--bytes");
   expect_one_line_error("advise --bytes -5 --read-only", exit_usage, "--bytes");
+  expect_one_line_error("advise --written --sharing grid --bytes 1M --contention sometimes", exit_usage, "--contention takes");
+  expect_one_line_error("advise --read-only --bytes 1M --contention low", exit_usage, "--sharing grid");
 }
 
 TEST(Cli, CompareVerdictsAndRegressionGate) {
@@ -228,6 +230,9 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
       {"--written --bytes 256K --sharing grid --access irregular", "use:        shared memory of a thread-block cluster"},
       {"--written --bytes 2M --sharing grid --access irregular", "use:        global memory with atomics"},
       {"--written --bytes 4K --sharing grid --access irregular", "use:        shared memory per block"},
+      // The atomics suite answers for the contention the user describes.
+      {"--written --bytes 2M --sharing grid --contention high", "at your contention"},
+      {"--temporary --bytes 512", "stay in registers up to"},
   };
   for (const auto& [args, want] : examples) {
     const auto r = run(std::string("advise ") + args);
