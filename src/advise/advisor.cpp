@@ -6,8 +6,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 namespace memscope::advise {
 namespace {
@@ -17,22 +19,42 @@ class evidence_log {
  public:
   evidence_log(answer& a, const results_doc* doc, const registry& reg) : a_(a), doc_(doc), reg_(reg) {}
 
+  /// What the suite's rows say, without recording it (a branch may depend on the answer).
+  std::optional<present::fact_value> ask(const char* question, std::optional<double> at = std::nullopt) const {
+    const auto& f = fact(question);
+    if (!doc_) return std::nullopt;
+    return f.eval(present::suite_view{*doc_, f.suite}, at);
+  }
+
   std::optional<present::fact_value> cite(const char* question, std::optional<double> at = std::nullopt) {
-    const auto* f = reg_.find_fact(question);
-    if (!f) throw std::logic_error(std::string("the advisor asks '") + question + "', which no suite answers");
-    if (a_.suite.find(f->suite) == std::string::npos) a_.suite += (a_.suite.empty() ? "" : ", ") + f->suite;
-    std::optional<present::fact_value> v;
-    if (doc_) v = f->eval(present::suite_view{*doc_, f->suite}, at);
+    auto v = ask(question, at);
+    record(question, v);
+    return v;
+  }
+
+  /// Adds an answer already asked for to the evidence, and its suite to those that show it.
+  void record(const char* question, const std::optional<present::fact_value>& v) {
+    const auto& f = fact(question);
+    if (std::find(suites_.begin(), suites_.end(), f.suite) == suites_.end()) {
+      suites_.push_back(f.suite);
+      a_.suite += (a_.suite.empty() ? "" : ", ") + f.suite;
+    }
     if (v)
       a_.evidence.push_back(v->text + (v->nearest_note.empty() ? "" : " [" + v->nearest_note + "]") +
                             fmt::format(" (measured on {} ({}))", doc_->device.name, doc_->created_utc.substr(0, 10)));
     else
-      a_.evidence.push_back(fmt::format("not in this profile: `memscope run {}` measures it on your GPU", f->suite));
-    return v;
+      a_.evidence.push_back(fmt::format("not in this profile: `memscope run {}` measures it on your GPU", f.suite));
   }
 
  private:
+  const present::fact_def& fact(const char* question) const {
+    const auto* f = reg_.find_fact(question);
+    if (!f) throw std::logic_error(std::string("the advisor asks '") + question + "', which no suite answers");
+    return *f;
+  }
+
   answer& a_;
+  std::vector<std::string> suites_;
   const results_doc* doc_;
   const registry& reg_;
 };
@@ -187,12 +209,10 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
         doc ? static_cast<std::uint64_t>(doc->device.max_cluster_size_nonportable) * doc->device.shared_per_block_optin : 16 * smem_block;
     // Counters of --bytes (4 bytes each): what histogram_even's automatic choice did at the
     // nearest measured counter count decides; without a size, capacity decides.
-    answer probe;
-    std::optional<present::fact_value> measured;
-    if (q.bytes && doc) {
-      evidence_log scratch(probe, doc, reg);
-      measured = scratch.cite(question::grid_counters, std::max(1.0, static_cast<double>(*q.bytes) / 4));
-    }
+    // Asked once, recorded below once the branch (which resets `a`) is chosen.
+    evidence_log log(a, doc, reg);
+    const std::optional<double> counters = q.bytes ? std::optional<double>(std::max(1.0, static_cast<double>(*q.bytes) / 4)) : std::nullopt;
+    const auto measured = counters ? log.ask(question::grid_counters, counters) : std::nullopt;
     const std::string tag = measured ? measured->tag : std::string();
     const bool fits_cluster = clusters && (!q.bytes || *q.bytes <= cluster_smem);
     if (tag == "block") {
@@ -226,8 +246,7 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
                          format_bytes(static_cast<double>(cluster_smem))),
            {}, "memscope/dsmem/histogram.cuh", ""};
     }
-    evidence_log log(a, doc, reg);
-    if (q.bytes) log.cite(question::grid_counters, std::max(1.0, static_cast<double>(*q.bytes) / 4));
+    if (counters) log.record(question::grid_counters, measured);
     log.cite(question::grid_counters_by_size);
     log.cite(question::atomic_contention, q.threads_per_address ? std::optional<double>(static_cast<double>(*q.threads_per_address))
                                                                 : std::nullopt);
