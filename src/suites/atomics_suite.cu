@@ -58,28 +58,11 @@ std::string axis_or(case_state& st, const char* name, const char* fallback) {
 
 template <class T>
 std::vector<T> expected(const setup& s, std::size_t counters) {
-  const std::uint64_t threads = std::uint64_t{s.blocks} * at::policy::block_threads;
+  const auto where = at::counters_of(s.tg);
   std::vector<T> want(counters);
-  const auto group_last = [&](std::uint64_t first_thread, std::uint64_t c, std::uint64_t span) {
-    return first_thread + std::min((c + 1) * s.sharers, span) - 1;
-  };
-  if (s.tg == at::target::global) {
-    for (std::uint64_t c = 0; c < counters; ++c)
-      want[c] = s.o == at::op::max ? static_cast<T>(at::reference::max_value(group_last(0, c, threads), s.iters - 1, s.iters))
-                                   : static_cast<T>((std::min((c + 1) * s.sharers, threads) - c * s.sharers) * s.iters);
-    return want;
-  }
-  const unsigned per_block = at::reference::counters_per_block(at::policy::block_threads, s.sharers);
-  for (std::uint64_t b = 0; b < s.blocks; ++b)
-    for (std::uint64_t c = 0; c < per_block; ++c) {
-      // DSMEM: the counters of block b are the other block of its pair's targets.
-      const std::uint64_t issuer = s.tg == at::target::dsmem ? (b ^ 1u) : b;
-      want[b * per_block + c] =
-          s.o == at::op::max
-              ? static_cast<T>(at::reference::max_value(group_last(issuer * at::policy::block_threads, c, at::policy::block_threads),
-                                                        s.iters - 1, s.iters))
-              : static_cast<T>((std::min<std::uint64_t>((c + 1) * s.sharers, at::policy::block_threads) - c * s.sharers) * s.iters);
-    }
+  for (std::size_t i = 0; i < counters; ++i)
+    want[i] = static_cast<T>(at::reference::expected_counter(i, s.o == at::op::max, where, s.blocks, at::policy::block_threads,
+                                                             s.sharers, s.iters));
   return want;
 }
 

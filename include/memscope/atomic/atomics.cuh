@@ -27,6 +27,13 @@ struct policy {
   static constexpr int chain_words = 1024;  // the latency chase's ring
 };
 
+/// Where the reference looks for a target's counters.
+constexpr reference::counters_in counters_of(target t) {
+  return t == target::global ? reference::counters_in::global
+         : t == target::shared ? reference::counters_in::own_block
+                               : reference::counters_in::peer_block;
+}
+
 namespace detail {
 
 /// An add built from compare-and-swap on the value's bits: what code does for an operation

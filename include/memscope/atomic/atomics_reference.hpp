@@ -18,6 +18,26 @@ MEMSCOPE_HD unsigned counters_per_block(unsigned block_threads, std::uint64_t sh
 /// The value thread t offers in round i of a max: distinct and increasing in t and i.
 MEMSCOPE_HD std::uint64_t max_value(std::uint64_t t, int i, int iters) { return t * static_cast<std::uint64_t>(iters) + static_cast<std::uint64_t>(i); }
 
+/// Where a kernel's counters live, as the reference needs to know it.
+enum class counters_in { global, own_block, peer_block };
+
+/// What counter i holds after `blocks` blocks of `block_threads` threads each did `iters`
+/// atomics with `sharers` threads per address: the updates it received (add, CAS add, or
+/// aggregated add), or for max the largest value offered. Global counters are indexed by
+/// global thread; per-block counters (own_block: the block's threads; peer_block: the other
+/// block of its pair, DSMEM) by block * counters_per_block + local counter.
+inline std::uint64_t expected_counter(std::uint64_t i, bool max, counters_in where, std::uint64_t blocks, unsigned block_threads,
+                                      std::uint64_t sharers, int iters) {
+  const std::uint64_t span = where == counters_in::global ? blocks * block_threads : block_threads;
+  const unsigned per_block = counters_per_block(block_threads, sharers);
+  const std::uint64_t c = where == counters_in::global ? i : i % per_block;
+  const std::uint64_t b = where == counters_in::global ? 0 : i / per_block;
+  const std::uint64_t issuer_block = where == counters_in::peer_block ? (b ^ 1u) : b;
+  const std::uint64_t first = where == counters_in::global ? 0 : issuer_block * block_threads;
+  const std::uint64_t end = (c + 1) * sharers < span ? (c + 1) * sharers : span;  // one past the group's last thread
+  return max ? max_value(first + end - 1, iters - 1, iters) : (end - c * sharers) * static_cast<std::uint64_t>(iters);
+}
+
 /// The latency ring: one step is 33 words (a new 128-byte line), visiting all 1024 words.
 MEMSCOPE_HD std::uint32_t chain_next(std::uint32_t i) { return (i + 33u) & 1023u; }
 

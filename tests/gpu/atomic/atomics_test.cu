@@ -31,19 +31,11 @@ void check(std::uint64_t sharers) {
   }
   MEMSCOPE_CHECK_LAUNCH("atomic_kernel");
   const auto got = out.to_host();
-  for (std::size_t i = 0; i < n; ++i) {
-    // The group of threads behind counter i: global ids for global counters; for shared and
-    // DSMEM counters, the threads of the block itself or of the other block of its pair.
-    const std::uint64_t span = Tg == at::target::global ? threads : at::policy::block_threads;
-    const std::uint64_t c = Tg == at::target::global ? i : i % per_block;
-    const std::uint64_t b = Tg == at::target::global ? 0 : i / per_block;
-    const std::uint64_t first = Tg == at::target::dsmem ? (b ^ 1u) * at::policy::block_threads : b * at::policy::block_threads;
-    const std::uint64_t last = (Tg == at::target::global ? 0 : first) + std::min((c + 1) * sharers, span) - 1;
-    const std::uint64_t count = std::min((c + 1) * sharers, span) - c * sharers;
-    const unsigned want = O == at::op::max ? static_cast<unsigned>(at::reference::max_value(last, iters - 1, iters))
-                                           : static_cast<unsigned>(count * iters);
-    ASSERT_EQ(got[i], want) << "op " << static_cast<int>(O) << " target " << static_cast<int>(Tg) << " sharers " << sharers << " counter " << i;
-  }
+  const auto where = at::counters_of(Tg);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], static_cast<unsigned>(at::reference::expected_counter(i, O == at::op::max, where, blocks, at::policy::block_threads,
+                                                                          sharers, iters)))
+        << "op " << static_cast<int>(O) << " target " << static_cast<int>(Tg) << " sharers " << sharers << " counter " << i;
 }
 
 }  // namespace
@@ -63,9 +55,7 @@ TEST(AtomicsGpu, SharedAndDsmemCountsAreExact) {
   for (std::uint64_t s : {std::uint64_t{1}, std::uint64_t{32}, std::uint64_t{256}}) {
     check<at::op::add, at::target::shared>(s);
     check<at::op::max, at::target::shared>(s);
-    int clusters = 0;
-    MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, 0));
-    if (clusters) {
+    if (memscope::testing::has_clusters()) {
       check<at::op::add, at::target::dsmem>(s);
       check<at::op::max, at::target::dsmem>(s);
     }
