@@ -2,6 +2,7 @@
 // Skips a GPU test, with the reason, on a machine without a usable GPU.
 
 #include "core/device_query.hpp"
+#include "memscope/core/cuda_check.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,5 +23,12 @@ namespace memscope::testing {
 inline std::uint64_t fresh_seed() {
   static std::random_device rd;
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+}
+
+/// Whether GPU 0 launches thread-block clusters (compute capability 9.0 and newer).
+inline bool has_clusters() {
+  int v = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, 0));
+  return v != 0;
 }
 }  // namespace memscope::testing

@@ -1,4 +1,5 @@
 #include "advise/advisor.hpp"
+#include "host/test_rows.hpp"
 #include "report/compare.hpp"
 #include "report/html_report.hpp"
 #include "harness/registry.hpp"
@@ -12,19 +13,7 @@ namespace {
 
 case_result row(const std::string& suite, const std::string& name,
                 std::vector<std::pair<std::string, axis_value>> axes, double median, double noise = 0.005) {
-  case_result r;
-  r.suite = suite;
-  r.name = name;
-  r.axes = std::move(axes);
-  for (const auto& [k, v] : r.axes)
-    r.axes_label += (r.axes_label.empty() ? "" : " ") + k + "=" +
-                    (std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v)));
-  r.status = case_status::ok;
-  r.verification = verification_status::passed;
-  r.timed = true;
-  r.stats.count = 100;
-  r.stats.median = r.stats.min = r.stats.max = r.stats.mean = median;
-  r.stats.noise = noise;
+  case_result r = memscope::testing::timed_row(suite, name, std::move(axes), median, noise);
   r.bytes_read = r.bytes_written = 1 << 20;
   r.gbps = 2.0 * (1 << 20) / median / 1e9;
   r.elements_per_s = 1e9;

@@ -2,6 +2,7 @@
 // must give a clear error or a right answer, never a hang, a crash or a silent wrong figure.
 
 #include "advise/advisor.hpp"
+#include "host/test_rows.hpp"
 #include "harness/output_file.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
@@ -22,19 +23,7 @@ namespace {
 
 case_result timed_row(const std::string& suite, const std::string& name, std::vector<std::pair<std::string, axis_value>> axes,
                       double median) {
-  case_result r;
-  r.suite = suite;
-  r.name = name;
-  r.axes = std::move(axes);
-  for (const auto& [k, v] : r.axes)
-    r.axes_label += (r.axes_label.empty() ? "" : " ") + k + "=" +
-                    (std::holds_alternative<std::string>(v) ? std::get<std::string>(v) : std::to_string(std::get<std::int64_t>(v)));
-  r.status = case_status::ok;
-  r.verification = verification_status::passed;
-  r.timed = true;
-  r.stats.count = 10;
-  r.stats.median = r.stats.min = r.stats.max = r.stats.mean = median;
-  r.stats.noise = 0.01;
+  case_result r = memscope::testing::timed_row(suite, name, std::move(axes), median, 0.01);
   r.gbps = 1000;
   return r;
 }

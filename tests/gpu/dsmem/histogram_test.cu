@@ -19,15 +19,10 @@ using memscope::device_buffer;
 
 namespace {
 
-bool has_clusters() {
-  int v = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, 0));
-  return v != 0;
-}
 
 std::vector<hg::options> all_options() {
   std::vector<hg::options> o = {{hg::strategy::automatic, 0}, {hg::strategy::global_atomics, 0}, {hg::strategy::block_smem, 0}};
-  if (has_clusters())
+  if (memscope::testing::has_clusters())
     for (int c : {1, 2, 4, 8, 16}) {
       o.push_back({hg::strategy::cluster_dsmem, c});
       o.push_back({hg::strategy::cluster_split, c});

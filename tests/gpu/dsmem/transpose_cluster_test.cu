@@ -6,27 +6,15 @@
 #include "memscope/core/random.hpp"
 #include "memscope/dsmem/transpose_cluster.cuh"
 
-
 #include <cmath>
 #include <string>
 #include <vector>
 
-
 using memscope::device_buffer;
-
-namespace {
-
-bool has_clusters() {
-  int v = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, 0));
-  return v != 0;
-}
-
-}  // namespace
 
 TEST(DsmemTransposeGpu, MatchesTheDefinition) {
   MEMSCOPE_REQUIRE_GPU();
-  if (!has_clusters()) GTEST_SKIP() << "this GPU has no thread-block clusters";
+  if (!memscope::testing::has_clusters()) GTEST_SKIP() << "this GPU has no thread-block clusters";
   const std::uint64_t seed = memscope::testing::fresh_seed();
   for (int cluster : {1, 2, 4, 8})
     for (auto [rows, cols] : {std::pair{1, 1}, std::pair{33, 31}, std::pair{257, 1023}, std::pair{1000, 64}}) {
