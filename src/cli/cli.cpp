@@ -170,6 +170,26 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   return exit_ok;
 }
 
+int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace) {
+  if (files.size() < 2) throw usage_error("merge: give at least two results files");
+  if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
+  check_outputs({out}, files);
+  std::vector<results_doc> docs;
+  for (const auto& p : files) docs.push_back(load_current(p));
+  merge_options opt;
+  opt.replace = replace;
+  opt.names = files;
+  std::size_t rows_in = 0;
+  for (const auto& d : docs) rows_in += d.results.size();
+  results_doc doc = merge(docs, opt);
+  // Same-run ratios again: a replaced baseline row takes its ratios with it.
+  apply_baselines(builtin_registry(), doc);
+  save_results(doc, out);
+  std::cerr << "memscope: merged " << files.size() << " files (" << doc.sources.size() << " runs): " << doc.results.size()
+            << " rows, " << (rows_in - doc.results.size()) << " replaced by a later file's -> " << out << '\n';
+  return exit_ok;
+}
+
 int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set) {
   if (fail_set && !(std::isfinite(fail_pct) && fail_pct >= 0))
     throw usage_error("--fail-on-regression takes a finite percentage of at least 0");
@@ -281,6 +301,14 @@ int run_cli(int argc, char** argv) {
   rep->add_option("-o,--output", report_html, "HTML file to write");
   rep->add_option("--markdown", report_md, "Markdown summary to write");
 
+  std::vector<std::string> merge_files;
+  std::string merge_out;
+  bool merge_replace = false;
+  auto* mrg = app.add_subcommand("merge", "join results files from one GPU model into one document (runs listed in its sources)");
+  mrg->add_option("results", merge_files, "results JSON files, earliest first")->required();
+  mrg->add_option("-o,--output", merge_out, "merged results JSON to write")->required();
+  mrg->add_flag("--replace", merge_replace, "a row in several files: keep the latest file's (otherwise an error)");
+
   std::string cmp_a, cmp_b;
   double fail_pct = 0;
   auto* cmp = app.add_subcommand("compare", "compare two results files case by case");
@@ -311,12 +339,12 @@ int run_cli(int argc, char** argv) {
   if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--help" && std::string(argv[1]) != "-h" &&
       std::string(argv[1]) != "--version") {
     std::cerr << "memscope: error: unknown option '" << terminal_safe(argv[1])
-              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, compare, advise)\n";
+              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, merge, compare, advise)\n";
     return exit_usage;
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::cerr << "memscope: error: unknown command '" << argv[1]
-              << "' (commands: info, list, run, verify, report, compare, advise)\n";
+              << "' (commands: info, list, run, verify, report, merge, compare, advise)\n";
     return exit_usage;
   }
   try {
@@ -332,6 +360,7 @@ int run_cli(int argc, char** argv) {
     if (*run) return do_run(rf, false, command);
     if (*verify) return do_run(vf, true, command);
     if (*rep) return do_report(report_files, report_html, report_md);
+    if (*mrg) return do_merge(merge_files, merge_out, merge_replace);
     if (*cmp) return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0);
     if (*adv) return do_advise(af);
   } catch (const results_error& e) {

@@ -1,12 +1,14 @@
 #pragma once
 // The device-side context of a run: stream, events, the L2-flush buffer, and the sampler.
 
+#include "harness/gpu_timing.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/device_info.hpp"
 
 #include <functional>
+#include <optional>
 
 namespace memscope {
 
@@ -24,11 +26,16 @@ class run_environment {
   const timing_policy& policy() const { return policy_; }
   bool cold() const { return cold_; }
 
-  /// Evicts whatever earlier work left in L2 by writing a buffer twice its size (cold runs).
+  /// Evicts whatever earlier work left in L2, leaving no dirty line (cold runs only).
   void flush_l2();
 
-  /// Warm-up, then samples per the policy; cold mode flushes L2 before each sample.
-  timed_samples time(const std::function<void(cudaStream_t)>& launch);
+  /// Warm-up, then samples per the policy; cold mode flushes L2 before each sample. With
+  /// exec_tag::held (the default) the stream is held while the launches of a sample are
+  /// enqueued, so only GPU time is measured; exec_tag::sync is for launches that wait on the
+  /// GPU themselves. `compared` points (a baseline compares them with a sibling) take exactly
+  /// policy().compared_samples samples, so compared rows are sampled alike.
+  timed_samples time(const std::function<void(cudaStream_t)>& launch, exec_tag tag = exec_tag::held,
+                     bool compared = false);
 
   /// Device-to-device cudaMemcpy bandwidth (bytes read + written per second, 1e9), measured
   /// once per run on buffers past L2: the ceiling every row is compared with.
@@ -42,8 +49,8 @@ class run_environment {
   bool cold_;
   cuda_stream stream_;
   cuda_event start_, stop_;
-  device_buffer<unsigned char> flush_;
-  unsigned flush_round_ = 0;
+  stream_hold hold_;
+  std::optional<l2_evictor> evictor_;
   double copy_gbps_ = 0;
   std::size_t copy_bytes_ = 0;
 };

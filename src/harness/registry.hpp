@@ -2,6 +2,7 @@
 // Suites register their cases here; the CLI selects them by pattern. Pure C++.
 
 #include "harness/axis.hpp"
+#include "memscope/core/device_info.hpp"
 #include "present/chart_spec.hpp"
 #include "present/fact.hpp"
 #include "present/findings.hpp"
@@ -38,8 +39,8 @@ struct case_def {
   std::string summary;
   std::vector<axis> axes;
   std::function<void(case_state&)> body;
-  /// Device memory one point needs, checked against the GPU before anything runs; may be empty.
-  std::function<std::uint64_t(const axis_point&)> footprint;
+  /// Device memory one point needs on this GPU, checked before anything runs; may be empty.
+  std::function<std::uint64_t(const axis_point&, const device_info&)> footprint;
   std::vector<baseline_rule> baselines;
 
   std::string id() const { return suite + "/" + name; }

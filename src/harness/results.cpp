@@ -2,6 +2,7 @@
 
 #include "harness/output_file.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -224,6 +225,7 @@ json result_to_json(const case_result& r) {
       {"metrics", r.metrics},
   };
   if (!r.labels.empty()) j["labels"] = r.labels;
+  if (r.source != 0) j["source"] = r.source;
   if (r.timed) {
     j["samples"] = {{"count", r.stats.count}, {"median_s", r.stats.median}, {"min_s", r.stats.min},
                     {"max_s", r.stats.max},   {"mean_s", r.stats.mean},     {"stdev_s", r.stats.stdev},
@@ -270,6 +272,10 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
       if (!v.is_string()) c.fail(path + ".labels." + k, "must be a string");
       r.labels[k] = v.get<std::string>();
     }
+  }
+  if (j.contains("source")) {
+    if (version < 3) c.fail(path + ".source", "appears only from results format version 3 on");
+    r.source = c.integer<std::size_t>(j, path, "source");
   }
   if (j.contains("samples")) {
     const auto& s = j.at("samples");
@@ -327,6 +333,37 @@ device_info device_from_json(const checker& c, const json& j, const std::string&
 
 device_info device_info_from_json(const json& j) { return device_from_json(checker("device"), j, "$"); }
 
+namespace {
+
+json sources_to_json(const std::vector<results_source>& sources) {
+  json out = json::array();
+  for (const auto& s : sources)
+    out.push_back({{"file", s.file}, {"tool_version", s.tool_version}, {"commit", s.commit}, {"created_utc", s.created_utc},
+                   {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps}, {"rows", s.rows}});
+  return out;
+}
+
+std::vector<results_source> sources_from_json(const checker& c, const json& j) {
+  if (!j.is_array()) c.fail("$.sources", "must be a list");
+  std::vector<results_source> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string p = "$.sources[" + std::to_string(i) + "]";
+    if (!j[i].is_object()) c.fail(p, "must be an object");
+    results_source s;
+    s.file = c.str(j[i], p, "file");
+    s.tool_version = c.str(j[i], p, "tool_version");
+    s.commit = c.str(j[i], p, "commit");
+    s.created_utc = c.str(j[i], p, "created_utc");
+    s.command = c.str(j[i], p, "command");
+    s.copy_ceiling_gbps = c.number(j[i], p, "copy_gbps");
+    s.rows = c.integer<std::size_t>(j[i], p, "rows");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
 json to_json(const results_doc& doc) {
   json results = json::array();
   for (const auto& r : doc.results) results.push_back(result_to_json(r));
@@ -339,6 +376,7 @@ json to_json(const results_doc& doc) {
       {"options", {{"mode", doc.mode}, {"quick", doc.quick}, {"cold", doc.cold}}},
       {"device", to_json(doc.device)},
       {"ceilings", {{"copy_gbps", doc.copy_ceiling_gbps}, {"copy_bytes", doc.copy_ceiling_bytes}}},
+      {"sources", sources_to_json(doc.sources)},
       {"results", results},
   };
 }
@@ -371,12 +409,20 @@ results_doc results_from_json(const json& j, const std::string& where) {
   const auto& ceil = c.field(j, "$", "ceilings");
   doc.copy_ceiling_gbps = c.number(ceil, "$.ceilings", "copy_gbps");
   doc.copy_ceiling_bytes = c.integer<std::uint64_t>(ceil, "$.ceilings", "copy_bytes");
+  if (j.contains("sources")) {
+    if (doc.format_version < 3) c.fail("$.sources", "appears only from results format version 3 on");
+    doc.sources = sources_from_json(c, j.at("sources"));
+  }
   const auto& results = c.field(j, "$", "results");
   if (!results.is_array()) c.fail("$.results", "must be a list of rows");
   std::map<std::string, std::size_t> seen;
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::string path = "$.results[" + std::to_string(i) + "]";
     doc.results.push_back(result_from_json(c, results[i], path, doc.format_version));
+    const std::size_t runs = std::max<std::size_t>(1, doc.sources.size());
+    if (doc.results.back().source >= runs)
+      c.fail(path + ".source", "names run " + std::to_string(doc.results.back().source) + " of a document that lists " +
+                                   std::to_string(runs));
     const auto key = row_key(doc.results.back());
     if (const auto it = seen.find(key); it != seen.end())
       c.fail(path, "repeats the row at $.results[" + std::to_string(it->second) + "] (" + doc.results.back().id() + " " +
@@ -386,18 +432,61 @@ results_doc results_from_json(const json& j, const std::string& where) {
   return doc;
 }
 
-results_doc merge(const std::vector<results_doc>& docs) {
+results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
+  const auto name = [&](std::size_t i) { return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1); };
   results_doc out = docs.front();
-  for (std::size_t i = 1; i < docs.size(); ++i) {
+  out.sources.clear();
+  out.results.clear();
+  std::map<std::string, std::size_t> at;  // row key -> index in out.results
+  std::vector<std::string> row_from;      // which input each output row came from, for messages
+  for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
     // One model, not necessarily one board: runs lent on different H200s still describe the H200.
     if (d.device.name != out.device.name || d.device.compute_capability() != out.device.compute_capability() ||
         d.device.sm_count != out.device.sm_count || d.device.total_global_mem != out.device.total_global_mem)
-      throw results_error("results from different GPU models (" + out.device.name + ", " + d.device.name +
-                          ") cannot be merged into one report: compare them instead");
-    out.command += " + " + d.command;
-    out.results.insert(out.results.end(), d.results.begin(), d.results.end());
+      throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " + d.device.name +
+                          " in " + name(i) + ") cannot be merged into one document: compare them instead");
+    if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)
+      throw results_error(name(i) + " was measured with other options (mode, --quick or --cold) than " + name(0) +
+                          ": its figures are not comparable");
+    // A merged input brings its own runs; its rows' run numbers move up by those already listed.
+    const std::size_t base = out.sources.size();
+    if (d.sources.empty()) {
+      out.sources.push_back({name(i), d.tool_version, d.commit, d.created_utc, d.command, d.copy_ceiling_gbps, 0});
+    } else {
+      for (auto s : d.sources) {
+        s.rows = 0;
+        out.sources.push_back(std::move(s));
+      }
+    }
+    for (auto r : d.results) {
+      r.source += base;
+      const auto key = row_key(r);
+      if (const auto it = at.find(key); it != at.end()) {
+        if (!opt.replace)
+          throw results_error(r.id() + " " + r.axes_label + " is in both " + row_from[it->second] + " and " + name(i) +
+                              " (merge --replace lets the later file's row take its place)");
+        out.results[it->second] = std::move(r);
+        row_from[it->second] = name(i);
+      } else {
+        at[key] = out.results.size();
+        out.results.push_back(std::move(r));
+        row_from.push_back(name(i));
+      }
+    }
+  }
+  for (const auto& r : out.results) ++out.sources[r.source].rows;
+  if (docs.size() == 1 && docs.front().sources.empty()) out.sources.clear();  // one run stays one run
+  else {
+    std::string cmd;
+    for (std::size_t i = 0; i < out.sources.size(); ++i) cmd += (i ? " + " : "") + out.sources[i].command;
+    out.command = cmd;
+    // The header's commit and time are those of the runs when they agree.
+    bool same_commit = true;
+    for (const auto& s : out.sources) same_commit = same_commit && s.commit == out.sources.front().commit;
+    out.commit = same_commit ? out.sources.front().commit : "several (see sources)";
+    for (const auto& s : out.sources) out.created_utc = std::max(out.created_utc, s.created_utc);
   }
   return out;
 }

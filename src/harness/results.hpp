@@ -18,7 +18,7 @@ namespace memscope {
 
 /// 2: rows carry `labels` (typed strings such as a plan's name) where version 1 stored enum
 /// ordinals as metrics; version 1 files are still read and brought up to date by their suites.
-inline constexpr int results_format_version = 2;
+inline constexpr int results_format_version = 3;
 inline constexpr int results_oldest_format_version = 1;
 inline constexpr const char* results_format_name = "memscope-results";
 
@@ -47,6 +47,8 @@ struct case_result {
   double fraction_of_copy = 0;  // gbps / same-run device-to-device copy gbps
   std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
   std::map<std::string, std::string> labels;  // suite-specific names ("plan": "split cluster of 2")
+  /// Which of the document's sources measured the row (merged documents; 0 otherwise).
+  std::size_t source = 0;
 
   std::string id() const { return suite + "/" + name; }
   /// The value of an integer axis, if the row has one of that name.
@@ -59,6 +61,13 @@ struct case_result {
   std::string label(const std::string& label_name) const;
 };
 
+/// One run that a merged document's rows come from: what its own header said.
+struct results_source {
+  std::string file, tool_version, commit, created_utc, command;
+  double copy_ceiling_gbps = 0;
+  std::size_t rows = 0;  // rows of the merged document that it measured
+};
+
 struct results_doc {
   int format_version = results_format_version;
   std::string tool_version, commit, created_utc, command, mode;  // mode: "run" or "verify"
@@ -66,6 +75,9 @@ struct results_doc {
   device_info device;
   double copy_ceiling_gbps = 0;
   std::uint64_t copy_ceiling_bytes = 0;
+  /// Empty for one run. A merged document lists its runs here; the header above is the first
+  /// run's (device, options, ceiling) and every row names its run.
+  std::vector<results_source> sources;
   std::vector<case_result> results;
 };
 
@@ -86,9 +98,20 @@ results_doc results_from_json(const nlohmann::json& j, const std::string& where 
 /// What identifies a row within a document: suite, case and every axis value.
 std::string row_key(const case_result& r);
 
-/// Several runs on one GPU model as one document (the first one's header, every row). Throws
-/// results_error when the models differ (name, compute capability, SMs, memory).
-results_doc merge(const std::vector<results_doc>& docs);
+struct merge_options {
+  /// A row (suite, case, axes) in several documents: without replace that is an error; with it,
+  /// the later document's row takes the earlier one's place.
+  bool replace = false;
+  /// What to call each document in sources and messages (file names); "input N" when absent.
+  std::vector<std::string> names;
+};
+
+/// Several runs on one GPU model as one document: the first one's header, every row tagged
+/// with its run, every run listed in `sources`. Throws results_error when the models differ
+/// (name, compute capability, SMs, memory), when the options differ (quick, cold, verify), or
+/// when a row repeats without merge_options::replace. Same-run ratios (baselines) are not
+/// recomputed here: see reapply_baselines.
+results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt = {});
 
 void save_results(const results_doc& doc, const std::string& path);
 results_doc load_results(const std::string& path);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <map>
+#include <random>
 
 namespace memscope {
 namespace {
@@ -29,6 +31,11 @@ void finish_row(case_result& r, double copy_gbps) {
       r.verification_detail = "the case did not verify its output";
     }
   }
+  // A wrong answer gets no figure: a failed row is shown as failed and used by nothing.
+  if (r.status == case_status::fail && r.timed) {
+    r.timed = false;
+    r.stats = {};
+  }
   if (r.timed && r.stats.median > 0) {
     const double bytes = static_cast<double>(r.bytes_read + r.bytes_written);
     r.gbps = bytes / r.stats.median / 1e9;
@@ -45,14 +52,17 @@ bool same_except(const case_result& a, const case_result& b, const std::string& 
   return true;
 }
 
-/// Fills each case's baseline metrics from rows of the same run.
-void apply_baselines(const std::vector<planned_point>& plan, results_doc& doc) {
-  for (std::size_t i = 0; i < doc.results.size(); ++i) {
-    case_result& row = doc.results[i];
-    if (!row.timed) continue;
-    for (const auto& rule : plan[i].def->baselines) {
+void apply_baselines(const std::map<std::string, const case_def*>& defs, results_doc& doc) {
+  for (auto& row : doc.results) {
+    const auto def = defs.find(row.id());
+    if (def == defs.end()) continue;  // a case this memscope does not know: its figures stay
+    for (const auto& rule : def->second->baselines) {
+      row.metrics.erase(rule.metric);
+      if (!row.timed || row.status != case_status::ok) continue;
       for (const auto& base : doc.results) {
-        const bool is_base = base.timed && same_except(row, base, rule.axis) &&
+        // Same run only, and a baseline that failed its check has no figure to compare with.
+        const bool is_base = base.source == row.source && base.timed && base.status == case_status::ok &&
+                             same_except(row, base, rule.axis) &&
                              std::any_of(base.axes.begin(), base.axes.end(), [&](const auto& e) {
                                return e.first == rule.axis && e.second == rule.value;
                              });
@@ -63,6 +73,12 @@ void apply_baselines(const std::vector<planned_point>& plan, results_doc& doc) {
 }
 
 }  // namespace
+
+void apply_baselines(const registry& reg, results_doc& doc) {
+  std::map<std::string, const case_def*> defs;
+  for (const auto& c : reg.cases()) defs[c.id()] = &c;
+  apply_baselines(defs, doc);
+}
 
 std::vector<planned_point> plan_run(const registry& reg, const run_request& req) {
   const auto cases = reg.select(req.patterns, default_suites());
@@ -77,7 +93,7 @@ std::vector<planned_point> plan_run(const registry& reg, const run_request& req)
 void check_footprints(const std::vector<planned_point>& plan, const device_info& dev) {
   for (const auto& p : plan) {
     if (!p.def->footprint) continue;
-    const std::uint64_t need = p.def->footprint(p.point);
+    const std::uint64_t need = p.def->footprint(p.point, dev);
     // Leave room for the context, the L2-flush buffer and the copy-ceiling buffers.
     const double usable = 0.85 * static_cast<double>(dev.total_global_mem);
     if (static_cast<double>(need) > usable)
@@ -110,10 +126,13 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     doc.copy_ceiling_bytes = env.copy_ceiling_bytes();
   }
 
+  std::random_device rd;
+  const std::uint64_t run_seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+                                 static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (progress) progress(i, plan.size(), p.def->id(), p.point.label(p.def->axes));
-    case_state state(*p.def, p.point, env, req.verify_only);
+    case_state state(*p.def, p.point, env, req.verify_only, run_seed);
     case_result& r = state.result();
     try {
       p.def->body(state);
@@ -133,7 +152,9 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
         throw cuda_error(sticky, "the GPU context is unusable after " + p.def->id() + " failed: " + r.message);
     }
   }
-  apply_baselines(plan, doc);
+  std::map<std::string, const case_def*> defs;
+  for (const auto& p : plan) defs[p.def->id()] = p.def;
+  apply_baselines(defs, doc);
   return doc;
 }
 

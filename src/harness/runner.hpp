@@ -40,6 +40,11 @@ using progress_fn = std::function<void(std::size_t, std::size_t, const std::stri
 results_doc execute_plan(const std::vector<planned_point>& plan, const run_request& req, const device_info& dev,
                          const progress_fn& progress = {});
 
+/// Sets each row's same-run ratios (its case's baselines) from the row of the same run that
+/// the baseline names, and drops a ratio whose baseline is missing, failed, or from another
+/// run of a merged document.
+void apply_baselines(const registry& reg, results_doc& doc);
+
 /// True when every row passed (status ok or skipped).
 bool all_passed(const results_doc& doc);
 

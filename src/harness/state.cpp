@@ -2,20 +2,40 @@
 
 #include "harness/environment.hpp"
 
-#include <chrono>
-#include <random>
+#include "harness/axis.hpp"
+
+#include <algorithm>
+#include <string>
+#include <variant>
 
 namespace memscope {
 namespace {
-std::uint64_t fresh_seed() {
-  static std::random_device rd;
-  const auto t = static_cast<std::uint64_t>(std::chrono::high_resolution_clock::now().time_since_epoch().count());
-  return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ t;
+
+std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
+  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+  return (h ^ 0xFF) * 0x100000001b3ull;  // a separator, so "ab"+"c" differs from "a"+"bc"
 }
+
+/// The run's seed mixed with the case and every axis a baseline does not vary: the points of
+/// one comparison share it, every other point gets its own.
+std::uint64_t point_seed(std::uint64_t run_seed, const case_def& def, const axis_point& p) {
+  std::uint64_t h = fnv1a(0xcbf29ce484222325ull ^ run_seed, def.id());
+  for (const auto& [name, value] : p.entries()) {
+    const bool compared = std::any_of(def.baselines.begin(), def.baselines.end(),
+                                      [&](const baseline_rule& b) { return b.axis == name; });
+    if (compared) continue;
+    h = fnv1a(h, name);
+    h = std::holds_alternative<std::int64_t>(value) ? fnv1a(h, std::to_string(std::get<std::int64_t>(value)))
+                                                    : fnv1a(h, std::get<std::string>(value));
+  }
+  return h;
+}
+
 }  // namespace
 
-case_state::case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only)
-    : def_(def), point_(std::move(point)), env_(env), verify_only_(verify_only), seed_(fresh_seed()) {
+case_state::case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only, std::uint64_t run_seed)
+    : def_(def), point_(std::move(point)), env_(env), verify_only_(verify_only),
+      seed_(point_seed(run_seed, def, point_)) {
   result_.suite = def.suite;
   result_.name = def.name;
   result_.variant = point_.variant();
@@ -34,9 +54,9 @@ void case_state::check(const verify_result& r) {
 
 void case_state::skip(const std::string& reason) { throw case_skipped{reason}; }
 
-void case_state::exec(const std::function<void(cudaStream_t)>& launch) {
-  if (verify_only_) return;
-  const timed_samples t = env_.time(launch);
+void case_state::exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag) {
+  if (verify_only_ || result_.verification == verification_status::failed) return;
+  const timed_samples t = env_.time(launch, tag, !def_.baselines.empty());
   result_.timed = true;
   result_.stats = t.stats;
   result_.batch = t.batch;

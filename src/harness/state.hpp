@@ -27,16 +27,29 @@ struct timing_policy {
   /// Launches shorter than this are batched several per sample, so event resolution and
   /// launch gaps do not dominate (never in cold mode: every launch must start cold).
   double min_sample_s = 100e-6;
+  /// At most this many launches per sample: a held stream must never fill the launch queue.
+  int max_batch = 256;
+  /// Points a baseline compares (strategies, sources, kernels) take exactly this many samples,
+  /// whatever their noise, so every side of a ratio is sampled alike ...
+  int compared_samples = 40;
+  /// ... unless the samples are so long that this many seconds pass first.
+  double compared_cap_s = 3.0;
 
   static timing_policy full() { return {}; }
-  static timing_policy quick() { return {1, 5, 200, 0.02, 0.1, 100e-6}; }
+  static timing_policy quick() { return {1, 5, 200, 0.02, 0.1, 100e-6, 256, 10, 0.5}; }
 };
+
+/// How exec() times a launch: `held` (the default) enqueues a sample's launches behind a
+/// kernel that holds the stream, so host enqueue and planning time are not measured; `sync`
+/// is for launches that wait for the GPU (synchronous copies), which a held stream would stall.
+enum class exec_tag { held, sync };
 
 class run_environment;
 
 class case_state {
  public:
-  case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only);
+  /// `run_seed` is drawn once per run; the point's seed is derived from it (see seed()).
+  case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only, std::uint64_t run_seed);
 
   const axis_point& point() const { return point_; }
   std::int64_t get_int(const std::string& axis_name) const { return point_.get_int(axis_name); }
@@ -45,7 +58,9 @@ class case_state {
   cudaStream_t stream() const;
   /// `memscope verify`: bodies must verify and may skip their timing set-up.
   bool verify_only() const { return verify_only_; }
-  /// Fresh for every case and run: inputs are new random data each time.
+  /// Fresh for every run: inputs are new random data each time. Points that a baseline
+  /// compares (they differ only in the baseline's axis) get the same seed, so every strategy
+  /// of a comparison reads the same input.
   std::uint64_t seed() const { return seed_; }
 
   void add_bytes_read(std::uint64_t b) { result_.bytes_read += b; }
@@ -63,8 +78,9 @@ class case_state {
   [[noreturn]] void skip(const std::string& reason);
 
   /// Times `launch` (which enqueues one launch on the given stream) per timing_policy.
-  /// A no-op in verify mode.
-  void exec(const std::function<void(cudaStream_t)>& launch);
+  /// A no-op in verify mode, and for a point whose verification failed: a wrong answer gets
+  /// no figure.
+  void exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag = exec_tag::held);
 
   case_result& result() { return result_; }
 

@@ -18,6 +18,11 @@ case_builder& case_builder::axis(memscope::axis a) {
 }
 
 case_builder& case_builder::footprint(std::function<std::uint64_t(const axis_point&)> f) {
+  def().footprint = [f = std::move(f)](const axis_point& p, const device_info&) { return f(p); };
+  return *this;
+}
+
+case_builder& case_builder::footprint(std::function<std::uint64_t(const axis_point&, const device_info&)> f) {
   def().footprint = std::move(f);
   return *this;
 }

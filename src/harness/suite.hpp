@@ -26,6 +26,8 @@ class case_builder {
   case_builder& summary(std::string text);
   case_builder& axis(memscope::axis a);
   case_builder& footprint(std::function<std::uint64_t(const axis_point&)> f);
+  /// For footprints that scale with the GPU (a multiple of its L2, say).
+  case_builder& footprint(std::function<std::uint64_t(const axis_point&, const device_info&)> f);
   /// Every row gets `metric` = ratio(row, row with `axis` = `value` and the same other axes).
   case_builder& baseline(std::string axis_name, axis_value value, std::string metric,
                          std::function<double(const case_result&, const case_result&)> ratio = speedup);

@@ -22,12 +22,11 @@ finding_rule spread_vs_baseline(std::string metric, std::string what) {
   };
 }
 
-std::string level_name(const latency_level& l, const device_info& d, bool per_sm, bool shared_lines) {
+std::string level_name(const latency_level& l, const device_info& d, bool per_sm) {
   const double l1 = d.shared_per_sm > 0 ? static_cast<double>(d.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
   const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
   const double x = l.last_bytes;
   if (x <= l1) return "L1";
-  if (shared_lines) return "L2";
   if (per_sm) return x * d.sm_count <= 1.5 * l2 ? "L2" : "DRAM";
   return x <= 1.5 * l2 ? "L2" : "DRAM";
 }
@@ -35,7 +34,7 @@ std::string level_name(const latency_level& l, const device_info& d, bool per_sm
 std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d,
                             const std::function<std::string(double)>& value, double largest_x,
                             const level_text_options& opt) {
-  const auto name = [&](const latency_level& l) { return level_name(l, d, opt.per_sm, opt.shared_lines); };
+  const auto name = [&](const latency_level& l) { return level_name(l, d, opt.per_sm); };
   std::vector<latency_level> merged;
   for (const auto& l : levels) {
     const bool same = !merged.empty() && name(merged.back()) == name(l);

@@ -22,15 +22,14 @@ finding_rule spread_vs_baseline(std::string metric, std::string what);
 /// The memory level a plateau of a latency or bandwidth curve belongs to, from where it ends:
 /// L1 up to the SM's unified L1/shared size, L2 up to 1.5x the L2 (a level ends where the next
 /// begins, so its last point may pass the nominal size), DRAM beyond. per_sm: x is bytes per
-/// SM; shared_lines: every SM reads the same lines, so past L1 the level is L2 whatever the size.
-std::string level_name(const latency_level& l, const device_info& d, bool per_sm, bool shared_lines = false);
+/// SM.
+std::string level_name(const latency_level& l, const device_info& d, bool per_sm);
 
 struct level_text_options {
   bool per_sm = false;
   /// Bandwidth curves: plateaus of one level merge whatever their values, keeping the highest
   /// (small buffers ramp up to a level's bandwidth); latency: only within 10% of each other.
   bool bandwidth = false;
-  bool shared_lines = false;
 };
 
 /// "L1 40 cycles up to 192.0 KiB; L2 ... from 128.0 MiB" for detected levels.

@@ -31,7 +31,7 @@ namespace {
 std::map<std::string, const case_result*> timed_rows(const results_doc& d, const char* which) {
   std::map<std::string, const case_result*> out;
   for (const auto& r : d.results) {
-    if (!r.timed) continue;
+    if (!r.timed || r.status != case_status::ok) continue;
     if (!(r.stats.median > 0) || !std::isfinite(r.stats.median) || !(r.stats.noise >= 0) || !std::isfinite(r.stats.noise))
       throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label + " has an impossible time or noise");
     if (!out.emplace(row_key(r), &r).second)
@@ -47,8 +47,15 @@ comparison compare(const results_doc& a, const results_doc& b) {
   const auto in_b = timed_rows(b, "B");
   comparison c;
   std::size_t matched_b = 0;
+  const auto failed = [](const results_doc& d) {
+    return static_cast<std::size_t>(std::count_if(d.results.begin(), d.results.end(), [](const case_result& r) {
+      return r.timed && r.status != case_status::ok;
+    }));
+  };
+  c.excluded_a = failed(a);
+  c.excluded_b = failed(b);
   for (const auto& ra : a.results) {
-    if (!ra.timed) continue;
+    if (!ra.timed || ra.status != case_status::ok) continue;
     const auto it = in_b.find(row_key(ra));
     if (it == in_b.end()) {
       ++c.only_a;
@@ -95,6 +102,9 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   out << fmt::format("{} compared: {} faster, {} slower, {} same within the noise; {} only in A, {} only in B\n",
                      c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same), c.only_a,
                      c.only_b);
+  if (c.excluded_a + c.excluded_b > 0)
+    out << fmt::format("not compared: {} timed row(s) of A and {} of B that did not pass their check\n", c.excluded_a,
+                       c.excluded_b);
 }
 
 }  // namespace memscope::report

@@ -23,6 +23,7 @@ struct comparison_row {
 struct comparison {
   std::vector<comparison_row> rows;
   std::size_t only_a = 0, only_b = 0;
+  std::size_t excluded_a = 0, excluded_b = 0;  // timed rows that failed their check: never compared
   std::size_t count(verdict v) const;
 };
 

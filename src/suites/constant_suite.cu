@@ -41,25 +41,33 @@ void broadcast_case(case_state& st) {
   const unsigned iters = st.verify_only() ? 64 : 4096;
   const unsigned blocks = static_cast<unsigned>(st.device().sm_count);
   const cudaStream_t s = st.stream();
-  bc::upload_zeros();
   device_buffer<int> g_table(bc::policy::table_words);
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(g_table.data(), 0, g_table.bytes(), s));
   device_buffer<unsigned long long> cycles(blocks);
   device_buffer<int> sink(std::size_t{blocks} * 32);
-  auto launch = [&](cudaStream_t st_) {
+  auto run = [&](unsigned n, cudaStream_t st_) {
     switch (sp) {
-      case bc::space::constant: bc::warp_loads<bc::space::constant>(g_table.data(), k, iters, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::ldg: bc::warp_loads<bc::space::ldg>(g_table.data(), k, iters, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::shared: bc::warp_loads<bc::space::shared>(g_table.data(), k, iters, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::global: bc::warp_loads<bc::space::global>(g_table.data(), k, iters, blocks, cycles.data(), sink.data(), st_); break;
+      case bc::space::constant: bc::warp_loads<bc::space::constant>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
+      case bc::space::ldg: bc::warp_loads<bc::space::ldg>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
+      case bc::space::shared: bc::warp_loads<bc::space::shared>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
+      case bc::space::global: bc::warp_loads<bc::space::global>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
     }
   };
+  // The check: over the index table each lane's sum names the words it read.
+  bc::upload_index_table(g_table.data());
   sink.poison(s);
+  run(bc::max_index_iters, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = sink.to_host();
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t t) {
+    return bc::expected_warp_load_sum(static_cast<unsigned>(t % 32), k, bc::max_index_iters);
+  }));
+  // Timed over zeros: every load's address is lane % k.
+  bc::upload_zeros();
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(g_table.data(), 0, g_table.bytes(), s));
+  auto launch = [&](cudaStream_t st_) { run(iters, st_); };
   launch(s);  // warm: first touch of the table's lines
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = sink.to_host();
-  st.check(compare_exact(h.data(), h.size(), [](std::size_t) { return 0; }));
   st.add_metric("cycles_per_load", mean_cycles(cycles) / iters);
   st.add_metric("predicted_ratio", sp == bc::space::constant ? static_cast<double>(k) : 1.0);
   st.add_elements(static_cast<std::uint64_t>(blocks) * iters);  // warp-loads

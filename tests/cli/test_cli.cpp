@@ -209,14 +209,30 @@ TEST(Cli, CompareVerdictsAndRegressionGate) {
 TEST(Cli, ReportWritesAPageAndMarkdown) {
   const auto in = temp_results("r.json", 1e-3);
   const std::string html = ::testing::TempDir() + "r.html", md = ::testing::TempDir() + "r.md";
+  std::remove(html.c_str());
+  std::remove(md.c_str());
   const auto r = run("report " + in + " -o " + html + " --markdown " + md);
   EXPECT_EQ(r.code, 0) << r.out;
-  std::FILE* f = std::fopen(html.c_str(), "r");
-  ASSERT_NE(f, nullptr);
-  std::string text(1 << 16, '\0');
-  text.resize(std::fread(text.data(), 1, text.size(), f));
-  std::fclose(f);
-  EXPECT_NE(text.find("<svg class=\"chart\""), std::string::npos);
+  const auto slurp = [](const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "r");
+    std::string text;
+    if (!f) return text;
+    text.resize(1 << 20);
+    text.resize(std::fread(text.data(), 1, text.size(), f));
+    std::fclose(f);
+    return text;
+  };
+  const std::string page = slurp(html);
+  EXPECT_NE(page.find("<svg class=\"chart\""), std::string::npos);
+  EXPECT_NE(page.find("Test GPU"), std::string::npos);
+  // The Markdown: its heading, the device, the row with its time, and the summary line.
+  const std::string text = slurp(md);
+  ASSERT_FALSE(text.empty()) << "no Markdown written";
+  EXPECT_EQ(text.rfind("# memscope results\n", 0), 0u) << text;
+  EXPECT_NE(text.find("- device: Test GPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("| bandwidth/copy | bytes=2^30 | 10 | 1.000 ms |"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.000 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 passed, 0 failed"), std::string::npos) << text;
 }
 
 TEST(Cli, AdviseAnswersTheSeedsExamples) {

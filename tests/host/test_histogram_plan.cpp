@@ -36,18 +36,24 @@ TEST(HistogramBins, FloatRuleMatchesCubScaleTransform) {
 }
 
 TEST(HistogramBins, ProductRoundingUpToNumBinsFallsInNoBin) {
-  // Find a sample below upper whose scaled value rounds to num_bins: it must not be counted.
-  const auto b = hg::even_bins<float>::make(1001, 0.1f, 0.7f);
-  int found = 0;
-  for (float s = std::nextafter(0.7f, 0.0f); s > 0.69f && found == 0; s = std::nextafter(s, 0.0f))
-    if (static_cast<int>((s - 0.1f) * b.reciprocal) >= 1000) {
-      EXPECT_EQ(b(s), -1);
-      ++found;
-    }
-  for (float s = 0.1f; s < 0.7f; s += 0.0001f) {
-    const int bin = b(s);
-    EXPECT_LT(bin, 1000);
+  // Over [0, 0.7f) the largest float below 0.7f scales to exactly num_bins for these bin
+  // counts (found by searching offline): it lies in the range yet must fall in no bin. The
+  // sample below it must land in the last bin.
+  const float upper = 0.7f;
+  const float edge = std::nextafter(upper, 0.0f);
+  int hits = 0;
+  for (int bins : {65, 69, 95, 130, 138, 145, 183, 190, 260, 267, 269, 276}) {
+    const auto b = hg::even_bins<float>::make(bins + 1, 0.0f, upper);
+    const float scaled = (edge - 0.0f) * b.reciprocal;
+    ASSERT_GE(static_cast<int>(scaled), bins) << "bins=" << bins << ": the edge no longer rounds up; search again";
+    EXPECT_EQ(b(edge), -1) << "bins=" << bins;
+    ++hits;
+    // Below the edge: the last bin, never past it.
+    float s = std::nextafter(edge, 0.0f);
+    while (static_cast<int>((s - 0.0f) * b.reciprocal) >= bins) s = std::nextafter(s, 0.0f);
+    EXPECT_EQ(b(s), bins - 1) << "bins=" << bins;
   }
+  EXPECT_EQ(hits, 12);
 }
 
 TEST(HistogramBins, IntegerRuleIsExactFraction) {

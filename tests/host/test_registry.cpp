@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace memscope;
 
 namespace {
@@ -58,11 +60,26 @@ TEST(Registry, OverridesMustNameASelectedAxis) {
 
 TEST(Registry, BuiltinSuitesAreRegistered) {
   const auto& reg = builtin_registry();
-  const auto bw = reg.select({"bandwidth"});
-  EXPECT_GE(bw.size(), 7u);
-  for (const auto* c : bw) {
-    EXPECT_FALSE(c->summary.empty()) << c->id();
-    EXPECT_TRUE(c->footprint) << c->id();
+  // Every suite the README and the docs name, no more and no fewer.
+  const std::vector<std::string> want = {"atomics", "bandwidth", "bank_conflicts", "cache_bandwidth", "cache_config",
+                                         "cache_control", "coalescing", "constant", "dsmem", "histogram", "latency",
+                                         "readonly", "reduce", "registers", "stencil", "texture", "transform", "transpose"};
+  auto have = reg.suites();
+  std::sort(have.begin(), have.end());
+  EXPECT_EQ(have, want);
+  // The default run, case by case.
+  std::vector<std::string> bw;
+  for (const auto* c : reg.select({"bandwidth"})) bw.push_back(c->name);
+  EXPECT_EQ(bw, (std::vector<std::string>{"memcpy", "copy", "scale", "add", "triad", "write", "read"}));
+  for (const auto& name : have) {
+    const auto* info = reg.find_suite(name);
+    ASSERT_NE(info, nullptr) << name;
+    EXPECT_FALSE(info->summary.empty()) << name;
+    for (const auto* c : reg.select({name})) {
+      EXPECT_FALSE(c->summary.empty()) << c->id();
+      EXPECT_TRUE(c->body) << c->id();
+    }
   }
-  for (const auto& s : default_suites()) EXPECT_NO_THROW(reg.select({s}));
+  for (const auto* c : reg.select({"bandwidth"})) EXPECT_TRUE(c->footprint) << c->id();
+  for (const auto& s : default_suites()) EXPECT_FALSE(reg.select({s}).empty()) << s;
 }

@@ -3,9 +3,12 @@
 #include "report/compare.hpp"
 #include "report/html_report.hpp"
 #include "harness/registry.hpp"
+#include "harness/runner.hpp"
 #include "memscope/core/levels.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 using namespace memscope;
 
@@ -100,14 +103,115 @@ TEST(Compare, NothingInCommonIsAUsageError) {
   EXPECT_THROW(report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)})), usage_error);
 }
 
-TEST(Merge, DifferentModelsAreRefused) {
+TEST(Merge, DifferentModelsAndOptionsAreRefused) {
   auto a = doc_with({row("s", "a", {}, 1e-3)});
-  auto b = a;
+  auto b = doc_with({row("s", "b", {}, 1e-3)});
   b.device.name = "Other GPU";
   EXPECT_THROW(merge({a, b}), results_error);
-  auto c = a;
-  c.device.uuid = "another board";
+  auto c = doc_with({row("s", "c", {}, 1e-3)});
+  c.device.uuid = "another board";  // another board of the same model: fine
   EXPECT_EQ(merge({a, c}).results.size(), 2u);
+  auto quick = doc_with({row("s", "d", {}, 1e-3)});
+  quick.quick = true;
+  EXPECT_THROW(merge({a, quick}), results_error);
+}
+
+TEST(Merge, ARepeatedRowIsAnErrorUnlessReplaceSaysTheLaterWins) {
+  auto a = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 1e-3), row("s", "y", {}, 2e-3)});
+  auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 5e-4), row("s", "z", {}, 3e-3)});
+  b.commit = "def";
+  b.command = "memscope run s/x s/z";
+  b.created_utc = "2026-12-01T00:00:00Z";
+  try {
+    merge({a, b}, {false, {"a.json", "b.json"}});
+    FAIL() << "a repeated row was merged";
+  } catch (const results_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("s/x n=1"), std::string::npos) << m;
+    EXPECT_NE(m.find("a.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("b.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("--replace"), std::string::npos) << m;
+  }
+  const auto m = merge({a, b}, {true, {"a.json", "b.json"}});
+  ASSERT_EQ(m.results.size(), 3u);
+  EXPECT_EQ(m.results[0].name, "x");  // in the earlier row's place
+  EXPECT_DOUBLE_EQ(m.results[0].stats.median, 5e-4);
+  EXPECT_EQ(m.results[0].source, 1u);
+  EXPECT_EQ(m.results[1].source, 0u);
+  EXPECT_EQ(m.results[2].source, 1u);
+  ASSERT_EQ(m.sources.size(), 2u);
+  EXPECT_EQ(m.sources[0].file, "a.json");
+  EXPECT_EQ(m.sources[0].rows, 1u);
+  EXPECT_EQ(m.sources[1].rows, 2u);
+  EXPECT_EQ(m.sources[1].commit, "def");
+  EXPECT_EQ(m.commit, "several (see sources)");
+  EXPECT_EQ(m.command, "memscope run + memscope run s/x s/z");
+  EXPECT_EQ(m.created_utc, "2026-12-01T00:00:00Z");
+  // The merged document reads back as it was written, sources and row runs included.
+  const auto back = results_from_json(to_json(m));
+  ASSERT_EQ(back.sources.size(), 2u);
+  EXPECT_EQ(back.sources[1].command, "memscope run s/x s/z");
+  EXPECT_EQ(back.results[0].source, 1u);
+  // Merging the merged document again keeps every run apart.
+  auto c = doc_with({row("s", "w", {}, 1e-3)});
+  const auto again = merge({m, c}, {false, {"m.json", "c.json"}});
+  ASSERT_EQ(again.sources.size(), 3u);
+  EXPECT_EQ(again.results.back().source, 2u);
+  EXPECT_EQ(again.results.front().source, 1u);
+}
+
+TEST(Merge, RatiosAreRecomputedWithinOneRunOnly) {
+  registry reg;
+  case_def k;
+  k.suite = "s";
+  k.name = "k";
+  k.axes = {axis::strings("way", {"ref", "new"}, "")};
+  k.body = [](case_state&) {};
+  k.baselines.push_back({"way", std::string("ref"), "speedup_vs_ref", speedup});
+  reg.add(k);
+  auto a = doc_with({row("s", "k", {{"way", std::string("ref")}}, 2e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
+  auto b = doc_with({row("s", "k", {{"way", std::string("ref")}}, 4e-3)});
+  apply_baselines(reg, a);
+  EXPECT_DOUBLE_EQ(a.results[1].metric("speedup_vs_ref"), 2.0);
+  // The baseline replaced by another run's: the ratio of two runs is not a same-run ratio.
+  auto m = merge({a, b}, {true, {}});
+  apply_baselines(reg, m);
+  EXPECT_TRUE(std::isnan(m.results[1].metric("speedup_vs_ref")));
+  // Both replaced by the later run: its own ratio.
+  auto b2 = doc_with({row("s", "k", {{"way", std::string("ref")}}, 4e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
+  auto m2 = merge({a, b2}, {true, {}});
+  apply_baselines(reg, m2);
+  EXPECT_DOUBLE_EQ(m2.results[1].metric("speedup_vs_ref"), 4.0);
+  // A baseline that failed its check gives no ratio.
+  a.results[0].status = case_status::fail;
+  apply_baselines(reg, a);
+  EXPECT_TRUE(std::isnan(a.results[1].metric("speedup_vs_ref")));
+}
+
+TEST(Merge, TheReaderRefusesRunsThatAreNotListed) {
+  auto a = doc_with({row("s", "x", {}, 1e-3)});
+  auto j = to_json(a);
+  j["results"][0]["source"] = 3;
+  try {
+    results_from_json(j, "f.json");
+    FAIL() << "a row of an unlisted run was read";
+  } catch (const results_error& e) {
+    EXPECT_NE(std::string(e.what()).find("$.results[0].source"), std::string::npos) << e.what();
+  }
+  j = to_json(a);
+  j["format_version"] = 2;
+  j["sources"] = nlohmann::json::array();
+  EXPECT_THROW(results_from_json(j, "f.json"), results_error);
+}
+
+TEST(Compare, RowsThatFailedTheirCheckAreNotCompared) {
+  auto a = doc_with({row("s", "x", {}, 1e-3), row("s", "y", {}, 1e-3)});
+  auto b = doc_with({row("s", "x", {}, 1e-3), row("s", "y", {}, 9e-3)});
+  b.results[1].status = case_status::fail;
+  const auto c = report::compare(a, b);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.excluded_b, 1u);
+  EXPECT_TRUE(report::regressions(c, 0).empty());
 }
 
 namespace {

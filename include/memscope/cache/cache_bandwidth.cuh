@@ -1,9 +1,10 @@
 #pragma once
 // Read bandwidth against working-set size: which level of the hierarchy serves a stream.
 //
-// read_ws_kernel<same_buffer>: every block reads the whole buffer `passes` times. A buffer that
-// fits L1 is served by each SM's L1; one that fits L2 by L2; beyond, by DRAM (with L2 still
-// catching the blocks that read the same lines at about the same time).
+// read_ws_kernel<shared_lines>: every block reads the whole buffer `passes` times. A buffer that
+// fits L1 is served by each SM's L1; past it, the SMs ask for the same lines at about the same
+// time, so one fetch serves many of them: the figure is how fast the fabric hands out shared
+// lines, and it stays high far past the L2's capacity (it is not an L2 level).
 // read_ws_kernel<own_slice>: the buffer is cut into one slice per block and each block reads
 // its own slice `passes` times: the slice stays in that SM's L1 while it fits (cache_config
 // uses this one to see what the L1/shared split changes).
@@ -26,7 +27,7 @@
 
 namespace memscope::cache {
 
-enum class sharing { same_buffer, own_slice, spread };
+enum class sharing { shared_lines, own_slice, spread };
 
 struct bandwidth_policy {
   static constexpr int block_threads = 1024;

@@ -46,7 +46,8 @@ __device__ __forceinline__ int load(const int* g, const int* s, unsigned i) {
 template <space S>
 __global__ void warp_load_kernel(const int* g_table, unsigned k, unsigned iters, unsigned long long* cycles, int* sink) {
   __shared__ int s_table[policy::shared_words];
-  for (int i = threadIdx.x; i < policy::shared_words; i += blockDim.x) s_table[i] = 0;
+  // The shared space holds the head of the global table, so every space reads the same values.
+  for (int i = threadIdx.x; i < policy::shared_words; i += blockDim.x) s_table[i] = g_table[i];
   __syncwarp();
   const unsigned lane = threadIdx.x & 31u;
   const unsigned base = lane % k;
@@ -75,6 +76,26 @@ __global__ void constant_chase_kernel(unsigned iters, unsigned long long* cycles
 /// Fills the constant table: zeros for warp_load_kernel.
 inline void upload_zeros() {
   symbols::to_symbol(c_table, std::vector<int>(policy::table_words, 0));
+}
+
+/// The check's table: word i holds i, so lane l's chain reads l%k, 2(l%k), 3(l%k), ... and its
+/// sum names the addresses it visited (expected_warp_load_sum). The same table goes to the
+/// constant bank and to `g_table` (whose head warp_load_kernel copies to shared memory).
+inline void upload_index_table(int* g_table) {
+  std::vector<int> t(policy::table_words);
+  for (int i = 0; i < policy::table_words; ++i) t[i] = i;
+  symbols::to_symbol(c_table, t);
+  MEMSCOPE_CUDA_CALL(cudaMemcpy(g_table, t.data(), t.size() * sizeof(int), cudaMemcpyHostToDevice));
+}
+
+/// Longest chain the index table supports in every space: lane 31 reads up to 31 * iters, which
+/// must stay inside the shared copy.
+inline constexpr unsigned max_index_iters = policy::shared_words / 32;
+
+/// What warp_load_kernel leaves in lane `lane`'s sink over the index table.
+inline int expected_warp_load_sum(unsigned lane, unsigned k, unsigned iters) {
+  const unsigned base = lane % k;
+  return static_cast<int>(base * (iters * (iters + 1) / 2));
 }
 
 /// A random cyclic permutation of the 64-byte lines in the first `ws_bytes` of the table.

@@ -31,10 +31,23 @@ MEMSCOPE_HD float hash_small_int(std::uint64_t seed, std::uint64_t i) {
   return static_cast<float>(static_cast<int>(hash_u32(seed, i) % 17u) - 8);
 }
 
-enum class fill_kind { uniform, small_int };
+/// Integers in [-8, -1] and [1, 8], mean 0: float sums of up to ~2^30 of them stay exact (every
+/// partial sum is a whole number far below 2^24 in magnitude), and dropping any one element
+/// changes the sum. For checks of float reductions by equality.
+MEMSCOPE_HD float hash_nonzero_int(std::uint64_t seed, std::uint64_t i) {
+  const int v = static_cast<int>(hash_u32(seed, i) % 16u);
+  return static_cast<float>(v < 8 ? v - 8 : v - 7);
+}
+
+enum class fill_kind { uniform, small_int, nonzero_int };
 
 MEMSCOPE_HD float hash_value(fill_kind kind, std::uint64_t seed, std::uint64_t i) {
-  return kind == fill_kind::uniform ? hash_uniform(seed, i) : hash_small_int(seed, i);
+  switch (kind) {
+    case fill_kind::uniform: return hash_uniform(seed, i);
+    case fill_kind::small_int: return hash_small_int(seed, i);
+    case fill_kind::nonzero_int: return hash_nonzero_int(seed, i);
+  }
+  return 0.0f;
 }
 
 }  // namespace memscope

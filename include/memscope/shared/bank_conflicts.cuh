@@ -4,8 +4,9 @@
 // track the wavefronts of bank_model.hpp.
 //
 // The compiler must neither hoist nor delete the accesses: loads form a dependency chain
-// through the loaded value (always 0, which the compiler cannot know); stores go through a
-// volatile store instruction.
+// through the loaded value (0 when timed, which the compiler cannot know); stores go through a
+// volatile store instruction. For the check, the table holds each word's own index instead, so
+// the chain's sum depends on every address a lane visited (expected_load_sum mirrors it).
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/shared/bank_model.hpp"
@@ -57,27 +58,29 @@ struct word<16> {
 /// How lane `lane` picks its word at iteration `it`.
 struct strided_pattern {
   unsigned stride;
-  __device__ unsigned operator()(unsigned lane, unsigned) const { return (lane * stride) % policy::words; }
+  MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned) const { return (lane * stride) % policy::words; }
 };
 struct column_pattern {
   tile_layout layout;
-  __device__ unsigned operator()(unsigned lane, unsigned it) const {
+  MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned it) const {
     return tile_index(layout, lane, it & 31u);
   }
 };
 
 /// cycles[blockIdx.x] = clock64 cycles for `iters` accesses by every warp of the block.
-/// sink[global thread]: 0 for loads (the sum of what they read), iters - 1 for stores (what the
-/// last iteration left at the lane's word), so the host can check the accesses happened.
+/// sink[global thread]: for loads the sum of what the lane read (0 on the zero table;
+/// expected_load_sum on the index table), for stores what the last iteration left at the
+/// lane's word (iters - 1), so the host can check which accesses happened.
 template <int Bytes, bool Store, class Pattern>
 __global__ void __launch_bounds__(policy::block_threads)
     smem_pattern_kernel(Pattern pattern, unsigned iters, unsigned long long* __restrict__ cycles,
-                        unsigned* __restrict__ sink) {
+                        unsigned* __restrict__ sink, bool index_table = false) {
   using W = typename word<Bytes>::type;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   W* const all = reinterpret_cast<W*>(smem_raw);
   constexpr int regions = Store ? policy::store_warps : 1;
-  for (int i = threadIdx.x; i < policy::words * regions; i += blockDim.x) all[i] = word<Bytes>::make(0);
+  for (int i = threadIdx.x; i < policy::words * regions; i += blockDim.x)
+    all[i] = word<Bytes>::make(index_table ? static_cast<unsigned>(i % policy::words) : 0u);
   __syncthreads();
   W* const s = Store ? all + (threadIdx.x >> 5) * policy::words : all;
   const unsigned lane = threadIdx.x & 31u;
@@ -95,8 +98,8 @@ __global__ void __launch_bounds__(policy::block_threads)
     }
   } else {
     for (unsigned it = 0; it < iters; ++it) {
-      // `zero` is always 0 (the array holds zeros) but comes from the previous load, so each
-      // load waits for the last and none can be hoisted out of the loop.
+      // `zero` is 0 when timed (the array holds zeros) but comes from the previous load, so
+      // each load waits for the last and none can be hoisted out of the loop.
       const W w = s[(pattern(lane, it) + zero) % policy::words];
       zero = word<Bytes>::first(w);
       acc += zero;
@@ -107,6 +110,18 @@ __global__ void __launch_bounds__(policy::block_threads)
   if constexpr (Store) acc = word<Bytes>::first(s[pattern(lane, iters - 1)]);  // == iters - 1: the stores landed
   if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
   sink[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+/// What smem_pattern_kernel's load chain sums for `lane` over the index table: the host side
+/// of the check, so a wrong address anywhere in the chain changes the answer.
+template <class Pattern>
+unsigned expected_load_sum(const Pattern& pattern, unsigned lane, unsigned iters) {
+  unsigned zero = 0, acc = 0;
+  for (unsigned it = 0; it < iters; ++it) {
+    zero = (pattern(lane, it) + zero) % policy::words;  // the word at index i holds i
+    acc += zero;
+  }
+  return acc;
 }
 
 }  // namespace memscope::banks

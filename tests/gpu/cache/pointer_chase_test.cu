@@ -38,22 +38,19 @@ TEST(LatencyGpu, TheRingIsOneCycleAndEveryPathEndsWhereTheHostSays) {
     device_buffer<unsigned long long> out(3);
     const unsigned iters = 777;
     const auto want = static_cast<unsigned long long>(lt::ring_position(slots, seed, iters));
-    auto check = [&](const char* name) {
+    // Every path writes into freshly poisoned output, so none can pass on the previous one's answer.
+    auto run = [&](const char* name, auto&& chase) {
+      out.poison();
+      chase();
       MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
       EXPECT_EQ(out.to_host()[1], want) << name << " slots=" << slots;
     };
     const std::uint32_t start = lt::ring_start(slots, seed);
-    lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr);
-    check("default");
-    lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr);
-    check("cg");
-    lt::chase<lt::load_path::ldg>(ring.data(), 0, slots, start, iters, false, out.data(), nullptr);
-    check("ldg");
-    lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr);
-    check("texture");
-    if (ring.bytes() <= 48 * 1024) {  // shared memory holds the small rings only
-      lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr);
-      check("shared");
-    }
+    run("default", [&] { lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr); });
+    run("cg", [&] { lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr); });
+    run("ldg", [&] { lt::chase<lt::load_path::ldg>(ring.data(), 0, slots, start, iters, false, out.data(), nullptr); });
+    run("texture", [&] { lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr); });
+    if (ring.bytes() <= 48 * 1024)  // shared memory holds the small rings only
+      run("shared", [&] { lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr); });
   }
 }

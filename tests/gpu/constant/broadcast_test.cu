@@ -26,17 +26,27 @@ TEST(BroadcastGpu, ChaseFollowsTheCycle) {
 }
 
 
-TEST(BroadcastGpu, WarpLoadsReadTheZerosFromEverySpace) {
+TEST(BroadcastGpu, WarpLoadsVisitLaneModKInEverySpace) {
   MEMSCOPE_REQUIRE_GPU();
-  broadcast::upload_zeros();
   device_buffer<int> g(broadcast::policy::table_words);
-  MEMSCOPE_CUDA_CALL(cudaMemset(g.data(), 0, g.bytes()));
+  broadcast::upload_index_table(g.data());
   device_buffer<unsigned long long> cycles(2);
   device_buffer<int> sink(64);
-  for (unsigned k : {1u, 7u, 32u}) {
+  const unsigned iters = broadcast::max_index_iters;
+  auto check = [&](const char* space, unsigned k, auto&& run) {
     sink.poison();
-    broadcast::warp_loads<broadcast::space::constant>(g.data(), k, 50, 2, cycles.data(), sink.data(), nullptr);
-    broadcast::warp_loads<broadcast::space::shared>(g.data(), k, 50, 2, cycles.data(), sink.data(), nullptr);
-    for (int v : sink.to_host()) ASSERT_EQ(v, 0) << k;
+    run();
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    const auto got = sink.to_host();
+    for (std::size_t t = 0; t < got.size(); ++t)
+      ASSERT_EQ(got[t], broadcast::expected_warp_load_sum(static_cast<unsigned>(t % 32), k, iters)) << space << " k=" << k << " thread " << t;
+  };
+  for (unsigned k : {1u, 2u, 7u, 31u, 32u}) {
+    check("constant", k, [&] { broadcast::warp_loads<broadcast::space::constant>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
+    check("ldg", k, [&] { broadcast::warp_loads<broadcast::space::ldg>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
+    check("shared", k, [&] { broadcast::warp_loads<broadcast::space::shared>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
+    check("global", k, [&] { broadcast::warp_loads<broadcast::space::global>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
   }
+  // The sums tell neighbouring k apart, so reading the wrong word could not pass.
+  EXPECT_NE(broadcast::expected_warp_load_sum(9, 7, iters), broadcast::expected_warp_load_sum(9, 8, iters));
 }

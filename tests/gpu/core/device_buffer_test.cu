@@ -6,6 +6,7 @@
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
 #include "memscope/core/random.hpp"
+#include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
 
 using namespace memscope;
@@ -36,14 +37,22 @@ TEST(CoreGpu, BufferRoundTripPoisonAndMove) {
   EXPECT_TRUE(empty.to_host().empty());
 }
 
-TEST(CoreGpu, EventsMeasurePositiveTime) {
+TEST(CoreGpu, EventsMeasureAKnownDuration) {
   MEMSCOPE_REQUIRE_GPU();
+  // A kernel that spins for 2 ms of %globaltimer: the events around it must say about 2 ms.
   cuda_stream s;
   cuda_event a, b;
-  device_buffer<float> d(1 << 24);
+  device_buffer<unsigned long long> out(2);
+  sm_clock_kernel<><<<1, 1, 0, s.get()>>>(100000ull, out.data());  // warm-up: module load
+  MEMSCOPE_CHECK_LAUNCH("sm_clock_kernel");
+  s.synchronize();
   a.record(s.get());
-  fill_hash(d.data(), d.size(), 1, fill_kind::uniform, s.get());
+  sm_clock_kernel<><<<1, 1, 0, s.get()>>>(2000000ull, out.data());
+  MEMSCOPE_CHECK_LAUNCH("sm_clock_kernel");
   b.record(s.get());
   b.synchronize();
-  EXPECT_GT(b.seconds_since(a), 0.0);
+  const double t = b.seconds_since(a);
+  EXPECT_GE(t, 1.98e-3);
+  EXPECT_LT(t, 20e-3);
+  EXPECT_GE(out.to_host()[1], 2000000ull);
 }

@@ -35,6 +35,29 @@ std::string label(const hg::options& o, int bins, std::size_t n, int offset) {
          std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
 }
 
+/// A strategy may refuse a bin count only where its layout cannot hold the bins: the automatic
+/// choice and global atomics never refuse; block_smem only past one block's shared memory; a
+/// cluster only past its blocks' shared memory, or at 16 blocks (non-portable, co-scheduled
+/// only where occupancy allows).
+void expect_unsupported_is_real(const hg::options& o, int bins, const std::string& why) {
+  const auto dev = hg::current_device_limits();
+  const std::size_t whole = static_cast<std::size_t>(bins) * sizeof(std::uint32_t);
+  switch (o.kind) {
+    case hg::strategy::automatic:
+    case hg::strategy::global_atomics:
+      ADD_FAILURE() << hg::to_string(o.kind) << " refused " << bins << " bins: " << why;
+      break;
+    case hg::strategy::block_smem:
+      EXPECT_GT(whole, dev.smem_per_block_optin) << "block_smem refused " << bins << " bins that fit: " << why;
+      break;
+    case hg::strategy::cluster_dsmem:
+    case hg::strategy::cluster_split:
+      EXPECT_TRUE(hg::detail::cluster_smem(bins, o.cluster_size) > dev.smem_per_block_optin || o.cluster_size > 8)
+          << hg::to_string(o.kind) << " cluster=" << o.cluster_size << " refused " << bins << " bins that fit: " << why;
+      break;
+  }
+}
+
 /// Runs histogram_even on samples starting `offset` elements into the buffer (so the 16-byte
 /// head path runs), output poisoned, against the CPU reference of the same samples.
 template <class T>
@@ -49,8 +72,9 @@ void check_all_strategies(std::size_t n, int bins, hg::distribution d, T lower, 
     out.poison();
     try {
       hg::histogram_even(samples.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
-    } catch (const hg::unsupported&) {
-      continue;  // e.g. block_smem with more bins than one block holds
+    } catch (const hg::unsupported& e) {
+      expect_unsupported_is_real(o, bins, e.what());
+      continue;
     }
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     const auto got = out.to_host();
@@ -105,9 +129,46 @@ TEST(HistogramGpu, SameCountsAsCubOnAnOddRange) {
                                                          lower, upper, static_cast<std::int64_t>(n)));
   for (const auto& o : all_options()) {
     ours.poison();
-    hg::histogram_even(samples.data(), ours.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
+    hg::histogram_even(samples.data(), ours.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);  // 1000 bins fit every layout
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_EQ(ours.to_host(), theirs.to_host()) << hg::to_string(o.kind) << " cluster=" << o.cluster_size;
+  }
+}
+
+TEST(HistogramGpu, SamplesWhoseProductRoundsToNumBinsFallInNoBin) {
+  MEMSCOPE_REQUIRE_GPU();
+  // Found offline: just below 0.7f the scaled sample rounds up to exactly num_bins for these
+  // bin counts over [0, 0.7f); CUB and the reference count it in no bin.
+  const float upper = 0.7f;
+  const float edge = std::nextafter(upper, 0.0f);
+  for (int bins : {65, 69, 95, 130}) {
+    const auto rule = hg::even_bins<float>::make(bins + 1, 0.0f, upper);
+    ASSERT_GE(static_cast<int>((edge - 0.0f) * rule.reciprocal), bins) << "the edge sample no longer rounds to num_bins";
+    std::vector<float> h(4099);
+    for (std::size_t i = 0; i < h.size(); ++i) h[i] = i % 3 == 0 ? edge : std::nextafter(edge, 0.0f) - 1e-3f * static_cast<float>(i % 7);
+    device_buffer<float> samples(h.size());
+    samples.from_host(h);
+    const auto want = hg::histogram_reference(h.data(), h.size(), rule);
+    device_buffer<std::uint32_t> ours(static_cast<std::size_t>(bins)), theirs(static_cast<std::size_t>(bins));
+    std::size_t temp_bytes = 0;
+    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, 0.0f,
+                                                           upper, static_cast<int>(h.size())));
+    device_buffer<unsigned char> temp(temp_bytes);
+    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+                                                           0.0f, upper, static_cast<int>(h.size())));
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(theirs.to_host(), want) << "CUB's rule differs from the reference at bins=" << bins;
+    for (const auto& o : all_options()) {
+      ours.poison();
+      try {
+        hg::histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, upper, static_cast<std::int64_t>(h.size()), nullptr, o);
+      } catch (const hg::unsupported& e) {
+        expect_unsupported_is_real(o, bins, e.what());
+        continue;
+      }
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      EXPECT_EQ(ours.to_host(), want) << hg::to_string(o.kind) << " cluster=" << o.cluster_size << " bins=" << bins;
+    }
   }
 }
 

@@ -1,0 +1,51 @@
+#pragma once
+// Two devices the sampler needs around every timed sample, so that what it times is GPU work
+// alone: a hold that keeps the stream idle while the host enqueues the launches (nvbench's
+// blocking kernel), and an L2 eviction that leaves no dirty line behind (cold runs).
+
+#include "memscope/core/device_buffer.hpp"
+
+#include <cstddef>
+
+namespace memscope {
+
+/// Holds a stream with a one-thread kernel spinning on a flag in mapped host memory. Between
+/// engage() and release() the host enqueues the timed launches; the start event, recorded
+/// after the hold, then sees them already queued back to back, so host enqueue and planning
+/// time never enter a sample. The kernel gives up after `timeout_s` (the host blocked while
+/// the stream was held: a launch that waits for the GPU, or a full launch queue) and
+/// timed_out() says so; such a sample is not usable.
+class stream_hold {
+ public:
+  explicit stream_hold(double timeout_s = 4.0);
+  ~stream_hold();
+  stream_hold(const stream_hold&) = delete;
+  stream_hold& operator=(const stream_hold&) = delete;
+
+  void engage(cudaStream_t stream);
+  void release();
+  /// After the stream has synchronised: whether the last hold ended by its timeout.
+  bool timed_out() const;
+
+ private:
+  volatile int* h_flags_ = nullptr;  // [0] release, [1] timed out
+  int* d_flags_ = nullptr;
+  unsigned long long timeout_ns_;
+};
+
+/// Evicts L2 by streaming reads over a buffer of twice its size: no line the sweep leaves is
+/// dirty, so no write-back of the sweep lands in the next timed sample, and lines a timed
+/// launch dirtied are written back during the sweep, before the next start event.
+class l2_evictor {
+ public:
+  explicit l2_evictor(std::size_t l2_bytes);
+  void evict(cudaStream_t stream);
+  std::size_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  device_buffer<unsigned char> buffer_;
+  device_buffer<unsigned> sink_;
+  unsigned blocks_ = 1;
+};
+
+}  // namespace memscope

@@ -1,0 +1,91 @@
+// src/harness/gpu_timing and the sampler around it: the stream hold keeps host time out of
+// every sample, gives up when the host never releases it, and the L2 eviction runs.
+
+#include "gpu/gpu_test.hpp"
+
+#include "core/device_query.hpp"
+#include "harness/environment.hpp"
+#include "harness/gpu_timing.hpp"
+#include "memscope/core/device_buffer.hpp"
+
+#include <chrono>
+#include <thread>
+
+using namespace memscope;
+
+namespace {
+
+__global__ void set_flag_kernel(int* flag) { *flag = 1; }
+
+void sleep_ms(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+}  // namespace
+
+TEST(GpuTiming, TheHoldKeepsTheStreamWaitingUntilReleased) {
+  MEMSCOPE_REQUIRE_GPU();
+  cuda_stream s;
+  cuda_event start, stop;
+  device_buffer<int> flag(1);
+  MEMSCOPE_CUDA_CALL(cudaMemset(flag.data(), 0, sizeof(int)));
+  stream_hold hold;
+  hold.engage(s.get());
+  start.record(s.get());
+  set_flag_kernel<<<1, 1, 0, s.get()>>>(flag.data());
+  MEMSCOPE_CHECK_LAUNCH("set_flag_kernel");
+  stop.record(s.get());
+  sleep_ms(50);  // host time that must not be measured
+  EXPECT_EQ(cudaStreamQuery(s.get()), cudaErrorNotReady) << "the stream ran while held";
+  hold.release();
+  stop.synchronize();
+  EXPECT_FALSE(hold.timed_out());
+  EXPECT_EQ(flag.to_host()[0], 1);
+  EXPECT_LT(stop.seconds_since(start), 5e-3) << "host time leaked into the events";
+}
+
+TEST(GpuTiming, AHoldNeverReleasedGivesUpAndSaysSo) {
+  MEMSCOPE_REQUIRE_GPU();
+  cuda_stream s;
+  stream_hold hold(0.05);
+  hold.engage(s.get());
+  s.synchronize();  // returns once the kernel gives up, 50 ms on
+  EXPECT_TRUE(hold.timed_out());
+  hold.engage(s.get());
+  hold.release();
+  s.synchronize();
+  EXPECT_FALSE(hold.timed_out());
+}
+
+TEST(GpuTiming, SamplesExcludeHostWorkBetweenLaunches) {
+  MEMSCOPE_REQUIRE_GPU();
+  run_environment env(query_device_info(0), timing_policy::quick(), false);
+  device_buffer<int> flag(1);
+  // 1 ms of host work per launch (a planner, a slow argument marshal): outside every sample.
+  const auto t = env.time([&](cudaStream_t q) {
+    sleep_ms(1);
+    set_flag_kernel<<<1, 1, 0, q>>>(flag.data());
+    MEMSCOPE_CHECK_LAUNCH("set_flag_kernel");
+  });
+  EXPECT_LT(t.stats.median, 200e-6) << "host time per launch was measured";
+  // Compared points take exactly the policy's sample count.
+  const auto c = env.time([&](cudaStream_t q) { set_flag_kernel<<<1, 1, 0, q>>>(flag.data()); }, exec_tag::held, true);
+  EXPECT_EQ(c.stats.count, static_cast<std::size_t>(timing_policy::quick().compared_samples));
+  // Without the hold the host work is on the clock: that is what exec_tag::sync is for.
+  const auto unheld = env.time(
+      [&](cudaStream_t q) {
+        sleep_ms(1);
+        set_flag_kernel<<<1, 1, 0, q>>>(flag.data());
+      },
+      exec_tag::sync);
+  EXPECT_GT(unheld.stats.median, 0.5e-3);
+}
+
+TEST(GpuTiming, ColdRunsEvictWithoutError) {
+  MEMSCOPE_REQUIRE_GPU();
+  run_environment env(query_device_info(0), timing_policy::quick(), true);
+  device_buffer<float> a(1 << 20), b(1 << 20);
+  const auto t = env.time([&](cudaStream_t q) {
+    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, q));
+  });
+  EXPECT_EQ(t.batch, 1);  // cold samples are never batched
+  EXPECT_GE(t.stats.count, static_cast<std::size_t>(timing_policy::quick().min_samples));
+}
