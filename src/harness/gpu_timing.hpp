@@ -13,8 +13,10 @@ namespace memscope {
 /// engage() and release() the host enqueues the timed launches; the start event, recorded
 /// after the hold, then sees them already queued back to back, so host enqueue and planning
 /// time never enter a sample. The kernel gives up after `timeout_s` (the host blocked while
-/// the stream was held: a launch that waits for the GPU, or a full launch queue) and
-/// timed_out() says so; such a sample is not usable.
+/// the stream was held: a launch that waits for the GPU, a full launch queue, or the first
+/// launch of a kernel whose module CUDA's lazy loading must load, which waits for the running
+/// hold: the sampler's warm-up launches load every module first) and timed_out() says so; such
+/// a sample is not usable.
 class stream_hold {
  public:
   explicit stream_hold(double timeout_s = 4.0);

@@ -8,8 +8,6 @@
 namespace memscope {
 
 const char* bundled_profile_json();    // "" when none was bundled
-/// Later results files bundled beside it (suites added after the profile's run), null-terminated.
-const char* const* bundled_profile_extra_json();
 const char* bundled_profile_source();  // the repository path it came from
 
 /// The bundled profile, parsed; nullopt when none was bundled.

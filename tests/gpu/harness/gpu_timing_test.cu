@@ -26,6 +26,11 @@ TEST(GpuTiming, TheHoldKeepsTheStreamWaitingUntilReleased) {
   cuda_stream s;
   cuda_event start, stop;
   device_buffer<int> flag(1);
+  // Loaded before the hold: with lazy loading, the first launch of a kernel loads its module,
+  // which waits for the running hold kernel (the sampler's warm-up launches do the same).
+  set_flag_kernel<<<1, 1, 0, s.get()>>>(flag.data());
+  MEMSCOPE_CHECK_LAUNCH("set_flag_kernel");
+  s.synchronize();
   MEMSCOPE_CUDA_CALL(cudaMemset(flag.data(), 0, sizeof(int)));
   stream_hold hold;
   hold.engage(s.get());
