@@ -73,8 +73,21 @@ void clear_progress() {
 
 int do_info(int device, bool as_json) {
   const device_info d = query_device_info(device);
-  if (as_json) std::cout << to_json(d).dump(2) << '\n';
-  else print_device(d, std::cout);
+  // What this binary brings to the GPU: the architectures built in, and the one whose code
+  // runs here (an older one JIT-compiled, or none).
+  const int code = binary_arch();
+  if (as_json) {
+    auto j = to_json(d);
+    j["build"] = {{"cuda_architectures", cuda_architectures}, {"code_arch_here", code}};
+    std::cout << j.dump(2) << '\n';
+  } else {
+    print_device(d, std::cout);
+    std::cout << fmt::format("  {:<34} {}\n", "built for CUDA architectures", cuda_architectures);
+    std::cout << fmt::format("  {:<34} {}\n", "code that runs on this GPU",
+                             code == 0 ? std::string("none: rebuild for this GPU")
+                                       : fmt::format("sm_{}{}", code,
+                                                     code / 10 != d.cc_major || code % 10 != d.cc_minor ? " (JIT-compiled from PTX)" : ""));
+  }
   return exit_ok;
 }
 
@@ -82,6 +95,7 @@ int do_list(const std::vector<std::string>& patterns) {
   const auto& reg = builtin_registry();
   const auto cases = reg.select(patterns);
   const auto defaults = default_suites();
+  std::cout << "memscope " << tool_version << ", built for CUDA architectures " << cuda_architectures << '\n';
   std::string suite;
   for (const case_def* c : cases) {
     if (c->suite != suite) {
@@ -113,6 +127,7 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   check_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path});
   const auto plan = plan_run(builtin_registry(), req);
   const device_info dev = query_device_info(f.device);
+  require_code_for_device(dev);  // before the copy ceiling: not one case may run without code
   check_footprints(plan, dev);
   std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}\n", tool_version,
                            verify_only ? "verify" : "run", dev.name, dev.cc_major, dev.cc_minor, plan.size(),
@@ -369,6 +384,9 @@ int run_cli(int argc, char** argv) {
   } catch (const usage_error& e) {
     std::cerr << "memscope: error: " << e.what() << '\n';
     return exit_usage;
+  } catch (const no_code_error& e) {
+    std::cerr << "memscope: error: " << e.what() << '\n';
+    return exit_no_device;
   } catch (const no_device_error& e) {
     std::cerr << "memscope: error: " << e.what() << "; `memscope list` and `--help` work without a GPU"
               << (*bundled_profile_json() ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "

@@ -1,6 +1,8 @@
 #include "core/device_query.hpp"
 
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/dsmem/cluster_launch.cuh"
+#include "memscope/version.hpp"
 
 #include <cstdio>
 
@@ -99,13 +101,32 @@ device_info query_device_info(int ordinal) {
   d.warp_size = p.warpSize;
   d.global_l1_cache = p.globalL1CacheSupported != 0;
   d.ecc_enabled = p.ECCEnabled != 0;
-  d.cluster_launch = attribute(cudaDevAttrClusterLaunch, ordinal) != 0;
+  // Usable clusters: the device launches them and this binary's code has the instructions
+  // (memscope built for sm_80 and JIT-compiled on Hopper has not; its suites then skip).
+  d.cluster_launch = attribute(cudaDevAttrClusterLaunch, ordinal) != 0 && compiled_arch(cluster_probe_kernel) >= 90;
   d.pci_bus_id = p.pciBusID;
   MEMSCOPE_CUDA_CALL(cudaDriverGetVersion(&d.driver_version));
   MEMSCOPE_CUDA_CALL(cudaRuntimeGetVersion(&d.runtime_version));
   d.max_cluster_size_portable = max_cluster_size(d, false);
   d.max_cluster_size_nonportable = max_cluster_size(d, true);
   return d;
+}
+
+int binary_arch() { return compiled_arch(cluster_probe_kernel); }
+
+void require_code_for_device(const device_info& d) {
+  if (binary_arch() > 0) return;
+  throw no_code_error("this memscope holds GPU code for CUDA architectures " + std::string(cuda_architectures) + " only; " +
+                      d.name + " is sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+                      ": rebuild for it with MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(d.cc_major) +
+                      std::to_string(d.cc_minor) + " scripts/setup.sh");
+}
+
+std::string cluster_skip_reason(const device_info& d) {
+  if (d.cc_major >= 9 && binary_arch() < 90)
+    return "this build's code was compiled for sm_" + std::to_string(binary_arch()) + " (CUDA architectures " +
+           std::string(cuda_architectures) + "), which has no thread-block clusters; rebuild with 90 among them";
+  return "this GPU has no thread-block clusters (compute capability 9.0 or newer)";
 }
 
 }  // namespace memscope

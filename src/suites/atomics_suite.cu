@@ -4,6 +4,7 @@
 // an address; k addresses per warp; scopes; warp aggregation; a dependent chain's latency.
 // Every counter is checked exactly against the count the reference predicts.
 
+#include "core/device_query.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
@@ -75,7 +76,7 @@ void run_kernel(case_state& st, const setup& s) {
                                                         : std::size_t{s.blocks} * per_block;
   const std::size_t smem = Tg == at::target::global ? 0 : std::size_t{per_block} * sizeof(T);
   if constexpr (Tg == at::target::dsmem) {
-    if (!st.device().cluster_launch) st.skip("DSMEM atomics need thread-block clusters (compute capability 9.0 or newer)");
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
     if (max_active_clusters(kernel, at::policy::block_threads, at::policy::cluster, smem) == 0)
       st.skip("clusters of 2 blocks of this kernel cannot be co-scheduled on this GPU");
   }
@@ -174,7 +175,7 @@ void chain_body(case_state& st) {
   auto kernel = at::atomic_chain_kernel<Tg>;
   if constexpr (Tg == at::target::dsmem) {
     // Two blocks of 32 threads and 4 KiB each: any GPU with clusters co-schedules a pair.
-    if (!st.device().cluster_launch) st.skip("DSMEM atomics need thread-block clusters (compute capability 9.0 or newer)");
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
   }
   const auto launch = [&](cudaStream_t stream) {
     if constexpr (Tg == at::target::dsmem) {

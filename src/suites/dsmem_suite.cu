@@ -12,6 +12,7 @@
 #include "present/findings.hpp"
 
 #include <fmt/format.h>
+#include "core/device_query.hpp"
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
@@ -52,7 +53,7 @@ target parse_target(const std::string& s) {
 
 void require_clusters(case_state& st) {
   if (!st.device().cluster_launch)
-    st.skip("this GPU has no thread-block clusters (distributed shared memory needs compute capability 9.0+)");
+    st.skip("distributed shared memory: " + cluster_skip_reason(st.device()));
 }
 
 void require_cluster(case_state& st, int cluster, const std::function<int()>& active) {

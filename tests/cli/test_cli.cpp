@@ -75,6 +75,7 @@ TEST(Cli, ListWorksWithoutGpu) {
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("bandwidth/triad"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("--axis bytes="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("built for CUDA architectures "), std::string::npos) << r.out;
 }
 
 TEST(Cli, BadInputIsOneLineAndUsageExit) {

@@ -3,6 +3,7 @@
 
 #include "core/device_query.hpp"
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/dsmem/cluster_launch.cuh"
 
 #include <gtest/gtest.h>
 
@@ -25,10 +26,14 @@ inline std::uint64_t fresh_seed() {
   return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-/// Whether GPU 0 launches thread-block clusters (compute capability 9.0 and newer).
+template <int = 0>
+__global__ void cluster_code_probe_kernel() {}
+
+/// Whether cluster kernels can run here: GPU 0 launches thread-block clusters (compute
+/// capability 9.0 and newer) and this test binary's code was compiled for sm_90 or newer (a
+/// build for an older architecture, JIT-compiled on Hopper, has no cluster instructions).
 inline bool has_clusters() {
-  int v = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&v, cudaDevAttrClusterLaunch, 0));
-  return v != 0;
+  MEMSCOPE_CUDA_CALL(cudaSetDevice(0));
+  return clusters_usable(cluster_code_probe_kernel<>);
 }
 }  // namespace memscope::testing

@@ -8,10 +8,49 @@
 #include "memscope/core/launch.cuh"
 
 #include <cstddef>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 namespace memscope {
+
+/// The architecture (major x 10 + minor, e.g. 80, 90) whose instructions the code of `kernel`
+/// that runs on the current device was compiled from: cudaFuncAttributes::ptxVersion, which is
+/// __CUDA_ARCH__ / 10 of that code. A binary built for sm_80 and JIT-compiled on an H100 says
+/// 80 here (its binaryVersion says 90). 0 when the binary holds no code for this device.
+/// Cached per kernel and device.
+template <class Kernel>
+int compiled_arch(Kernel kernel) {
+  static thread_local std::vector<std::pair<std::pair<const void*, int>, int>> cache;
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  const std::pair<const void*, int> k{reinterpret_cast<const void*>(kernel), device};
+  for (const auto& e : cache)
+    if (e.first == k) return e.second;
+  cudaFuncAttributes a{};
+  const cudaError_t rc = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
+  int arch = a.ptxVersion;
+  if (rc == cudaErrorNoKernelImageForDevice || rc == cudaErrorInvalidDeviceFunction) {
+    (void)cudaGetLastError();
+    arch = 0;
+  } else {
+    MEMSCOPE_CUDA_CALL(rc);
+  }
+  cache.emplace_back(k, arch);
+  return arch;
+}
+
+/// Whether `kernel` may be launched in clusters here: the device launches clusters and the
+/// kernel's code was compiled for sm_90 or newer. Code compiled for an older architecture has
+/// no cluster instructions (memscope's cluster kernels trap there), even on a Hopper GPU.
+template <class Kernel>
+bool clusters_usable(Kernel kernel) {
+  int device = 0, cluster = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, device));
+  return cluster != 0 && compiled_arch(kernel) >= 90;
+}
 
 /// A launch configuration with a cluster of `cluster_size` blocks along x; `attr` must outlive it.
 inline cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, int cluster_size, std::size_t smem, cudaStream_t stream,
@@ -83,9 +122,14 @@ int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std:
 
 /// Enqueues kernel<<<grid, block, smem, stream>>> in clusters of `cluster_size` blocks along x
 /// (grid.x must be a multiple). The caller has prepared the kernel (max_active_clusters does).
+/// Throws std::invalid_argument, before anything is enqueued, where clusters_usable(kernel) is
+/// false: a cluster kernel compiled below sm_90 would trap and lose the context.
 template <class... Params, class... Args>
 void launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int cluster_size, std::size_t smem,
                     cudaStream_t stream, Args&&... args) {
+  if (!clusters_usable(kernel))
+    throw std::invalid_argument("a cluster launch needs a GPU with thread-block clusters and code compiled for sm_90 or newer (this "
+                                "kernel's code: sm_" + std::to_string(compiled_arch(kernel)) + ")");
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t config = cluster_config(grid, block, cluster_size, smem, stream, attr);
   MEMSCOPE_CUDA_CALL(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));

@@ -227,20 +227,22 @@ __global__ void __launch_bounds__(policy::block_threads)
 #endif
 }
 
-/// What plan_histogram needs to know about the current device (cached per device).
-inline device_limits current_device_limits() {
+/// What plan_histogram needs to know about the current device (cached per device): clusters
+/// count only where both cluster kernels were compiled for sm_90 or newer (a build for an
+/// older architecture JIT-compiled on Hopper has the device's clusters but not the code).
+template <class SampleT>
+device_limits current_device_limits() {
   static thread_local std::vector<std::pair<int, device_limits>> cache;
   int device = 0;
   MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
   for (const auto& e : cache)
     if (e.first == device) return e.second;
-  int optin = 0, cluster = 0, major = 0;
+  int optin = 0;
   MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, device));
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   device_limits d;
   d.smem_per_block_optin = static_cast<std::size_t>(optin);
-  d.cluster_launch = cluster != 0 && major >= 9;
+  d.cluster_code_arch = std::min(compiled_arch(histogram_cluster_kernel<SampleT>), compiled_arch(histogram_split_kernel<SampleT>));
+  d.cluster_launch = clusters_usable(histogram_cluster_kernel<SampleT>) && clusters_usable(histogram_split_kernel<SampleT>);
   d.max_cluster_size = d.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
   cache.emplace_back(device, d);
   return d;
@@ -260,7 +262,7 @@ plan plan_for(int num_bins, const options& opt) {
     return max_active_clusters(histogram_cluster_kernel<SampleT>, policy::block_threads, c, smem) > 0 &&
            max_active_clusters(histogram_split_kernel<SampleT>, policy::block_threads, c, smem) > 0;
   };
-  return plan_histogram(num_bins, current_device_limits(), opt.kind, opt.cluster_size, runs);
+  return plan_histogram(num_bins, current_device_limits<SampleT>(), opt.kind, opt.cluster_size, runs);
 }
 
 /// Enqueues the histogram of d_samples[0, num_samples) into d_histogram[0, num_levels - 1),

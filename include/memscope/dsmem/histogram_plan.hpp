@@ -49,8 +49,11 @@ struct policy {
 /// Device figures the choice depends on (from device_info or the driver).
 struct device_limits {
   std::size_t smem_per_block_optin = 0;
-  bool cluster_launch = false;
+  bool cluster_launch = false;  // clusters usable: the device launches them and the code has them
   int max_cluster_size = 0;  // non-portable maximum where allowed, else the portable one
+  /// The architecture the cluster kernels' code was compiled for (0: unknown). Below 90 the
+  /// device may launch clusters but this code cannot use them.
+  int cluster_code_arch = 0;
 };
 
 /// Thrown when the GPU cannot run the requested strategy (no clusters, too little shared
@@ -128,7 +131,12 @@ inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, stra
       return block_plan();
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
-      if (!dev.cluster_launch) throw unsupported("this GPU has no thread-block clusters (compute capability 9.0 or newer)");
+      if (!dev.cluster_launch)
+        throw unsupported(dev.cluster_code_arch > 0 && dev.cluster_code_arch < 90
+                              ? "the histogram's cluster kernels in this binary were compiled for sm_" +
+                                    std::to_string(dev.cluster_code_arch) +
+                                    ", which has no thread-block clusters: rebuild for sm_90 or newer to use them"
+                              : std::string("this GPU has no thread-block clusters (compute capability 9.0 or newer)"));
       if (cluster_size == 0) {
         for (int c = 1; c <= policy::max_cluster_size; c *= 2)
           if (cluster_fits(c, policy::preferred_smem_per_block)) return cluster_plan(c, requested);
