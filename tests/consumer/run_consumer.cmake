@@ -1,0 +1,27 @@
+# ctest driver: configure and build one consumer project, then run it (77: built, no GPU).
+# -DKIND=find_package|add_subdirectory -DSOURCE=<memscope source> -DWORK=<scratch dir>
+# -DPREFIX=<install prefix, find_package only> -DARCHS=<CUDA architectures> -DGENERATOR=...
+string(REPLACE "," ";" ARCHS "${ARCHS}")  # passed with commas: a list would split the command
+set(project_dir ${SOURCE}/tests/consumer/${KIND})
+set(build_dir ${WORK}/${KIND})
+file(REMOVE_RECURSE ${build_dir})
+set(args -S ${project_dir} -B ${build_dir} -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CUDA_ARCHITECTURES=${ARCHS}")
+if(KIND STREQUAL "find_package")
+  list(APPEND args -DCMAKE_PREFIX_PATH=${PREFIX})
+else()
+  list(APPEND args -DMEMSCOPE_SOURCE_DIR=${SOURCE})
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} ${args} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "configuring the ${KIND} consumer failed")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} --build ${build_dir} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "building the ${KIND} consumer failed")
+endif()
+execute_process(COMMAND ${build_dir}/histogram_user RESULT_VARIABLE rc)
+if(rc EQUAL 77)
+  message(STATUS "${KIND} consumer built; no GPU here to run it")
+elseif(NOT rc EQUAL 0)
+  message(FATAL_ERROR "the ${KIND} consumer ran and failed (${rc})")
+endif()
