@@ -78,7 +78,13 @@ TEST(ReadOnlyPathSass, RestrictAndLdgCompileToNonCoherentLoadsPlainDoesNot) {
   MEMSCOPE_REQUIRE_GPU();
   const std::string tool = find_cuobjdump();
   if (tool.empty()) GTEST_SKIP() << "cuobjdump not found (it ships with the CUDA toolkit)";
+  // A PTX-only build (e.g. CMAKE_CUDA_ARCHITECTURES=80-virtual) has no SASS in the file: the
+  // driver compiles it at load time, out of cuobjdump's sight.
+  cudaFuncAttributes a{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(memscope::testing::cluster_code_probe_kernel<>)));
   const auto fns = sass_of(tool, "gather_");
+  if (fns.empty() && sass_of(tool, "").empty())
+    GTEST_SKIP() << "this build carries PTX only (code for sm_" << a.ptxVersion << ", JIT-compiled): no SASS to inspect";
   int seen = 0;
   for (const auto& [name, sass] : fns) {
     const bool nc = sass.find("LDG.E.CONSTANT") != std::string::npos;
