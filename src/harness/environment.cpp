@@ -26,9 +26,14 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
   const auto sample = [&](int batch) {
     if (cold_) flush_l2();
     if (held) hold_.engage(s);
-    start_.record(s);
-    for (int b = 0; b < batch; ++b) launch(s);
-    stop_.record(s);
+    try {
+      start_.record(s);
+      for (int b = 0; b < batch; ++b) launch(s);
+      stop_.record(s);
+    } catch (...) {
+      if (held) hold_.release();  // never leave the stream waiting on a flag nobody will set
+      throw;
+    }
     if (held) hold_.release();
     stop_.synchronize();
     if (held && hold_.timed_out())
