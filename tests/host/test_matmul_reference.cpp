@@ -65,5 +65,7 @@ TEST(MatmulReference, FractionsNaNAndPoisonAreWrong) {
   }
   auto swapped = p.c;
   std::swap(swapped[0], swapped[n * n - 1]);  // right values, wrong places
-  if (swapped != p.c) EXPECT_FALSE(cache::check_product(n, p.a, p.b, swapped, 1).passed());
+  if (swapped != p.c) {
+    EXPECT_FALSE(cache::check_product(n, p.a, p.b, swapped, 1).passed());
+  }
 }
