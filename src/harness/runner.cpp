@@ -2,6 +2,7 @@
 
 #include "harness/environment.hpp"
 #include "harness/text_output.hpp"
+#include "present/rows.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/version.hpp"
 
@@ -58,10 +59,10 @@ void apply_baselines(const std::map<std::string, const case_def*>& defs, results
     if (def == defs.end()) continue;  // a case this memscope does not know: its figures stay
     for (const auto& rule : def->second->baselines) {
       row.metrics.erase(rule.metric);
-      if (!row.timed || row.status != case_status::ok) continue;
+      if (!present::usable(row)) continue;
       for (const auto& base : doc.results) {
         // Same run only, and a baseline that failed its check has no figure to compare with.
-        const bool is_base = base.source == row.source && base.timed && base.status == case_status::ok &&
+        const bool is_base = base.source == row.source && present::usable(base) &&
                              same_except(row, base, rule.axis) &&
                              std::any_of(base.axes.begin(), base.axes.end(), [&](const auto& e) {
                                return e.first == rule.axis && e.second == rule.value;

@@ -22,8 +22,12 @@ finding_rule spread_vs_baseline(std::string metric, std::string what) {
   };
 }
 
+double l1_capacity(const device_info& d) {
+  return d.shared_per_sm > 0 ? static_cast<double>(d.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
+}
+
 std::string level_name(const latency_level& l, const device_info& d, bool per_sm) {
-  const double l1 = d.shared_per_sm > 0 ? static_cast<double>(d.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
+  const double l1 = l1_capacity(d);
   const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
   const double x = l.last_bytes;
   if (x <= l1) return "L1";

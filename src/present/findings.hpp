@@ -19,6 +19,10 @@ using finding_rule = std::function<void(const suite_view&, std::vector<std::stri
 /// "{what}: {lo}x to {hi}x over {n} points" over every row holding `metric`.
 finding_rule spread_vs_baseline(std::string metric, std::string what);
 
+/// Bytes an SM's L1 can hold: its unified L1/shared array (shared memory per SM plus the 32 KiB
+/// never given to shared memory), 256 KiB when the device does not say.
+double l1_capacity(const device_info& d);
+
 /// The memory level a plateau of a latency or bandwidth curve belongs to, from where it ends:
 /// L1 up to the SM's unified L1/shared size, L2 up to 1.5x the L2 (a level ends where the next
 /// begins, so its last point may pass the nominal size), DRAM beyond. per_sm: x is bytes per

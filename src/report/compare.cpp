@@ -2,6 +2,7 @@
 
 #include "harness/axis.hpp"
 #include "harness/text_output.hpp"
+#include "present/rows.hpp"
 
 #include <fmt/format.h>
 
@@ -31,7 +32,7 @@ namespace {
 std::map<std::string, const case_result*> timed_rows(const results_doc& d, const char* which) {
   std::map<std::string, const case_result*> out;
   for (const auto& r : d.results) {
-    if (!r.timed || r.status != case_status::ok) continue;
+    if (!present::usable(r)) continue;
     if (!(r.stats.median > 0) || !std::isfinite(r.stats.median) || !(r.stats.noise >= 0) || !std::isfinite(r.stats.noise))
       throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label + " has an impossible time or noise");
     if (!out.emplace(row_key(r), &r).second)
@@ -49,13 +50,13 @@ comparison compare(const results_doc& a, const results_doc& b) {
   std::size_t matched_b = 0;
   const auto failed = [](const results_doc& d) {
     return static_cast<std::size_t>(std::count_if(d.results.begin(), d.results.end(), [](const case_result& r) {
-      return r.timed && r.status != case_status::ok;
+      return r.timed && !present::usable(r);
     }));
   };
   c.excluded_a = failed(a);
   c.excluded_b = failed(b);
   for (const auto& ra : a.results) {
-    if (!ra.timed || ra.status != case_status::ok) continue;
+    if (!present::usable(ra)) continue;
     const auto it = in_b.find(row_key(ra));
     if (it == in_b.end()) {
       ++c.only_a;

@@ -114,7 +114,7 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
   // Shared lines: the peak within L1, then what the SMs get past it, and whether it falls at
   // the L2's capacity (it did not on the H200: line sharing, not an L2 level).
   const auto shared = v.rows(present::axis_is("sharing", "shared_lines"));
-  const double l1 = v.doc.device.shared_per_sm > 0 ? static_cast<double>(v.doc.device.shared_per_sm) + 32 * 1024 : 256.0 * 1024;
+  const double l1 = present::l1_capacity(v.doc.device);
   const double l2 = static_cast<double>(v.doc.device.l2_bytes);
   const auto in_l1 = present::filter(shared, [&](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)) <= l1; });
   const auto past_l1 = present::filter(shared, [&](const case_result& r) {
