@@ -1,7 +1,9 @@
 #include "cli/cli.hpp"
 
 #include "core/device_query.hpp"
+#include "harness/journal.hpp"
 #include "harness/output_file.hpp"
+#include "harness/progress.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
 #include "harness/runner.hpp"
@@ -21,8 +23,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <set>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -35,6 +41,11 @@ struct run_flags {
   bool quick = false, cold = false;
   int device = 0;
   std::string json_path, csv_path, markdown_path, report_path;
+  // The stopping rule: each overrides the --quick or full default only when given.
+  std::optional<int> min_samples, max_samples;
+  std::optional<double> min_time, max_noise_pct, timeout, throttle_threshold;
+  bool run_once = false, resample_throttled = false, quiet = false;
+  std::string journal_path, resume_path;
 };
 
 struct advise_flags {
@@ -57,18 +68,6 @@ std::vector<std::string> finding_lines(const results_doc& doc) {
 template <class Writer>
 void write_file(const std::string& path, Writer&& w) {
   if (!path.empty()) write_output(path, w);
-}
-
-progress_fn terminal_progress() {
-  if (!isatty(fileno(stderr))) return {};
-  return [](std::size_t i, std::size_t n, const std::string& id, const std::string& axes) {
-    std::fprintf(stderr, "\r\033[K[%zu/%zu] %s %s", i + 1, n, id.c_str(), axes.c_str());
-    std::fflush(stderr);
-  };
-}
-
-void clear_progress() {
-  if (isatty(fileno(stderr))) std::fprintf(stderr, "\r\033[K");
 }
 
 int do_info(int device, bool as_json) {
@@ -113,7 +112,28 @@ int do_list(const std::vector<std::string>& patterns) {
   return exit_ok;
 }
 
-int do_run(const run_flags& f, bool verify_only, const std::string& command) {
+timing_policy timing_from_flags(const run_flags& f) {
+  timing_policy t = f.quick ? timing_policy::quick() : timing_policy::full();
+  if (f.min_samples) t.min_samples = *f.min_samples;
+  if (f.max_samples) t.max_samples = *f.max_samples;
+  if (f.min_time) t.min_time_s = *f.min_time;
+  if (f.max_noise_pct) t.max_noise = *f.max_noise_pct / 100.0;
+  if (f.timeout) t.timeout_s = *f.timeout;
+  if (f.throttle_threshold) t.throttle_threshold = *f.throttle_threshold;
+  t.resample_throttled = f.resample_throttled;
+  t.run_once = f.run_once;
+  // A value the user did not give follows the one they did: --min-samples 2000 raises the
+  // sample cap rather than contradict the default.
+  if (f.min_samples && !f.max_samples) t.max_samples = std::max(t.max_samples, t.min_samples);
+  if (f.min_time && !f.timeout) t.timeout_s = std::max(t.timeout_s, 2 * t.min_time_s);
+  if (const auto why = t.problem(); !why.empty()) throw usage_error(why);
+  if (f.run_once && (f.min_samples || f.max_samples || f.min_time || f.max_noise_pct || f.timeout || f.resample_throttled))
+    throw usage_error("--run-once takes one launch per point: it contradicts the stopping-rule options");
+  if (f.run_once && f.cold) throw usage_error("--run-once and --cold contradict each other: a profiler controls the caches");
+  return t;
+}
+
+run_request request_from(const run_flags& f, bool verify_only, const std::string& command) {
   run_request req;
   req.patterns = f.patterns;
   for (const auto& a : f.axes) req.overrides.push_back(parse_axis_override(a));
@@ -122,31 +142,194 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   req.cold = f.cold;
   req.device = f.device;
   req.command = command;
+  req.timing = timing_from_flags(f);
+  return req;
+}
 
-  // Bad input, and outputs that cannot be written, fail before the GPU is touched.
-  check_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path});
-  const auto plan = plan_run(builtin_registry(), req);
-  const device_info dev = query_device_info(f.device);
-  require_code_for_device(dev);  // before the copy ceiling: not one case may run without code
-  check_footprints(plan, dev);
-  std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}\n", tool_version,
-                           verify_only ? "verify" : "run", dev.name, dev.cc_major, dev.cc_minor, plan.size(),
-                           plan.size() == 1 ? "" : "s");
-  const results_doc doc = execute_plan(plan, req, dev, terminal_progress());
-  clear_progress();
+/// The journal beside the first output asked for ("" when there is none).
+std::string default_journal(const run_flags& f) {
+  for (const auto* p : {&f.json_path, &f.csv_path, &f.markdown_path, &f.report_path})
+    if (!p->empty()) return *p + ".journal";
+  return {};
+}
 
+std::string journal_for(const run_flags& f) { return f.journal_path.empty() ? default_journal(f) : f.journal_path; }
+
+/// Outputs named on the command line: their directories created, each checked writable. Bad
+/// output paths are bad input (exit 2), found before anything runs.
+void prepare_outputs(const std::vector<std::string>& outs, const std::vector<std::string>& inputs = {}) {
+  try {
+    for (const auto& o : outs) create_parent_directories(o);
+    check_outputs(outs, inputs);
+  } catch (const io_error& e) {
+    throw usage_error(e.what());
+  }
+}
+
+/// Table, findings, files and the closing line of a run; the exit code.
+int finish_run(const results_doc& doc, const run_flags& f, const std::string& journal) {
   print_table(doc, std::cout);
   const auto found = finding_lines(doc);
   if (!found.empty()) {
     std::cout << "\nfindings:\n";
     for (const auto& l : found) std::cout << "  " << l << '\n';
   }
+  if (doc.mode == "run") std::cout << '\n' << timing_summary(doc) << '\n';
   if (!f.json_path.empty()) save_results(doc, f.json_path);
   write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
   write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
   std::cout << summary_line(doc) << std::endl;
+  if (!doc.incomplete.empty()) {
+    std::cerr << "memscope: error: " << doc.incomplete << "; "
+              << (journal.empty() ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
+                                  : "the rows measured so far are kept in " + journal +
+                                        " and the outputs; finish the run with: memscope run --resume " + journal)
+              << '\n';
+    return exit_runtime;
+  }
+  // Everything is written: the journal has done its job, unless the user named it.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!journal.empty() && !default_journal(f).empty() &&
+      fs::weakly_canonical(journal, ec) == fs::weakly_canonical(default_journal(f), ec))
+    std::remove(journal.c_str());
   return all_passed(doc) ? exit_ok : exit_check_failed;
+}
+
+run_hooks journal_hooks(std::unique_ptr<journal_writer>& writer, progress_printer& progress) {
+  run_hooks h;
+  h.progress = [&progress](std::size_t, std::size_t, const std::string& id, const std::string& axes) { progress.point(id, axes); };
+  if (writer) {
+    journal_writer* w = writer.get();
+    h.on_start = [w](const results_doc& d) { w->segment(d); };
+    h.on_row = [w](const case_result& r) { w->row(r); };
+  }
+  return h;
+}
+
+journal_args journal_args_from(const run_flags& f, const run_request& req) {
+  journal_args a;
+  a.patterns = f.patterns;
+  a.axes = f.axes;
+  a.quick = f.quick;
+  a.cold = f.cold;
+  a.verify = req.verify_only;
+  a.device = f.device;
+  a.timing = req.timing;
+  // Absolute, so that --resume from another directory writes where the run would have.
+  const auto abs = [](const std::string& p) { return p.empty() ? p : std::filesystem::absolute(p).string(); };
+  a.json_path = abs(f.json_path);
+  a.csv_path = abs(f.csv_path);
+  a.markdown_path = abs(f.markdown_path);
+  a.report_path = abs(f.report_path);
+  return a;
+}
+
+void announce(const char* what, const device_info& dev, std::size_t points, const timing_policy& t, bool verify_only,
+              bool quiet) {
+  if (quiet) return;
+  std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}", tool_version, what, dev.name, dev.cc_major,
+                           dev.cc_minor, points, points == 1 ? "" : "s");
+  if (!verify_only)
+    std::cerr << fmt::format(t.run_once ? "; one launch per point (--run-once)"
+                                        : "; each point stops at {} samples, {:g} s of GPU time and {:g}% noise (relative "
+                                          "standard error), or after {:g} s",
+                             t.min_samples, t.min_time_s, 100 * t.max_noise, t.timeout_s);
+  std::cerr << '\n';
+}
+
+int do_run(const run_flags& f, bool verify_only, const std::string& command) {
+  const run_request req = request_from(f, verify_only, command);
+  const std::string journal = journal_for(f);
+
+  // Bad input, and outputs that cannot be written, fail before the GPU is touched.
+  const auto plan = plan_run(builtin_registry(), req);
+  prepare_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path, journal});
+  const device_info dev = query_device_info(f.device);
+  require_code_for_device(dev);  // before the copy ceiling: not one case may run without code
+  check_footprints(plan, dev);
+  announce(verify_only ? "verify" : "run", dev, plan.size(), req.timing, verify_only, f.quiet);
+
+  std::unique_ptr<journal_writer> writer;
+  if (!journal.empty()) writer = std::make_unique<journal_writer>(journal, journal_args_from(f, req), dev, command);
+  progress_printer progress(progress_printer::style_for(stderr, f.quiet), plan.size());
+  const results_doc doc = execute_plan(plan, req, dev, journal_hooks(writer, progress));
+  progress.done();
+  writer.reset();
+  return finish_run(doc, f, journal);
+}
+
+int do_resume(const run_flags& given, const std::string& command) {
+  const std::string path = given.resume_path;
+  if (!given.patterns.empty() || !given.axes.empty() || given.quick || given.cold || !given.json_path.empty() ||
+      !given.csv_path.empty() || !given.markdown_path.empty() || !given.report_path.empty() || !given.journal_path.empty() ||
+      given.min_samples || given.max_samples || given.min_time || given.max_noise_pct || given.timeout ||
+      given.throttle_threshold || given.run_once || given.resample_throttled)
+    throw usage_error("--resume continues a run with the settings its journal recorded: give it alone (with --quiet if wanted)");
+  journal_contents jc;
+  try {
+    jc = read_journal(path);
+  } catch (const journal_error& e) {
+    throw usage_error(e.what());
+  }
+  if (jc.tool_version != tool_version || jc.commit != git_commit)
+    throw usage_error("journal '" + path + "' was written by memscope " + jc.tool_version + " (commit " + jc.commit +
+                      "); this is " + tool_version + " (commit " + git_commit + "): resume with the memscope that started the run");
+  run_flags f;
+  f.patterns = jc.args.patterns;
+  f.axes = jc.args.axes;
+  f.quick = jc.args.quick;
+  f.cold = jc.args.cold;
+  f.device = jc.args.device;
+  f.json_path = jc.args.json_path;
+  f.csv_path = jc.args.csv_path;
+  f.markdown_path = jc.args.markdown_path;
+  f.report_path = jc.args.report_path;
+  f.quiet = given.quiet;
+  run_request req = request_from(f, jc.args.verify, command);  // this process's rows say how they were run
+  req.timing = jc.args.timing;
+  const auto plan = plan_run(builtin_registry(), req);
+
+  // Every journal row must be a point of the run its header describes.
+  std::set<std::string> planned;
+  for (const auto& p : plan) planned.insert(planned_key(p));
+  std::vector<std::string> done;
+  for (const auto& seg : jc.segments)
+    for (const auto& r : seg.rows) {
+      if (!planned.count(row_key(r)))
+        throw usage_error("journal '" + path + "' holds " + r.id() + " " + r.axes_label +
+                          ", which is not a point of the run its header describes (a foreign or edited journal)");
+      done.push_back(row_key(r));
+    }
+  prepare_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path}, {path});
+
+  const device_info dev = query_device_info(f.device);
+  if (dev.name != jc.device.name || dev.sm_count != jc.device.sm_count || dev.total_global_mem != jc.device.total_global_mem)
+    throw usage_error("journal '" + path + "' was measured on " + jc.device.name + "; GPU " + std::to_string(f.device) +
+                      " is " + dev.name + ": resume on the same GPU model");
+  require_code_for_device(dev);
+  check_footprints(plan, dev);
+  std::cerr << fmt::format("memscope: resuming {}: {} of {} points done in {} process{}\n", path, done.size(), plan.size(),
+                           jc.segments.size(), jc.segments.size() == 1 ? "" : "es");
+  announce(jc.args.verify ? "verify" : "run", dev, plan.size() - done.size(), req.timing, jc.args.verify, f.quiet);
+
+  auto writer = std::make_unique<journal_writer>(path);
+  progress_printer progress(progress_printer::style_for(stderr, f.quiet), plan.size() - done.size());
+  run_hooks hooks = journal_hooks(writer, progress);
+  hooks.done = &done;
+  const results_doc fresh = execute_plan(plan, req, dev, hooks);
+  progress.done();
+  writer.reset();
+
+  // The whole run: every process's rows, each process one source of the document.
+  results_doc header = new_results_doc(req, dev);
+  results_doc doc = journal_document(read_journal(path), header);
+  doc.timing = req.timing;
+  doc.telemetry_note = fresh.telemetry_note;
+  doc.incomplete = fresh.incomplete;
+  apply_baselines(builtin_registry(), doc);
+  return finish_run(doc, f, path);
 }
 
 /// A results file read and brought up to the current format by its suites.
@@ -205,11 +388,12 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   return exit_ok;
 }
 
-int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set) {
+int do_compare(const std::string& a_path, const std::string& b_path, double fail_pct, bool fail_set,
+               const report::compare_options& opt) {
   if (fail_set && !(std::isfinite(fail_pct) && fail_pct >= 0))
     throw usage_error("--fail-on-regression takes a finite percentage of at least 0");
   const results_doc a = load_current(a_path), b = load_current(b_path);
-  const auto c = report::compare(a, b);
+  const auto c = report::compare(a, b, opt);
   report::print(c, a, b, std::cout);
   if (fail_set) {
     const auto reg = report::regressions(c, fail_pct);
@@ -308,6 +492,20 @@ int run_cli(int argc, char** argv) {
   run->add_option("--csv", rf.csv_path, "write one CSV row per case point");
   run->add_option("--markdown", rf.markdown_path, "write a Markdown table");
   run->add_option("--report", rf.report_path, "write the HTML report of this run");
+  run->add_option("--min-samples", rf.min_samples, "stopping rule: at least N samples per point (default 10; --quick 5)");
+  run->add_option("--max-samples", rf.max_samples, "stopping rule: at most N samples per point (default 1000; --quick 200)");
+  run->add_option("--min-time", rf.min_time, "stopping rule: at least S seconds of measured GPU time per point (default 0.01)");
+  run->add_option("--max-noise", rf.max_noise_pct,
+                  "stopping rule: converged once the relative standard error of the mean is at most PCT percent (default 0.5)");
+  run->add_option("--timeout", rf.timeout, "stopping rule: stop a point unconverged after S seconds (default 0.5; --quick 0.1)");
+  run->add_option("--throttle-threshold", rf.throttle_threshold,
+                  "a sample whose SM clock is below this fraction of the peak is throttled (default 0.75)");
+  run->add_flag("--resample-throttled", rf.resample_throttled, "drop throttled samples and take them again");
+  run->add_flag("--run-once", rf.run_once, "for profilers: one launch per point, no warm-up, no batching");
+  run->add_flag("--quiet,-q", rf.quiet, "no progress on stderr");
+  run->add_option("--journal", rf.journal_path,
+                  "append each finished point to this file (default: beside the first output, FILE.journal)");
+  run->add_option("--resume", rf.resume_path, "finish the run this journal recorded, in this process");
 
   std::vector<std::string> report_files;
   std::string report_html, report_md;
@@ -331,6 +529,11 @@ int run_cli(int argc, char** argv) {
   cmp->add_option("b", cmp_b, "new results JSON")->required();
   auto* fail_opt = cmp->add_option("--fail-on-regression", fail_pct, "exit 1 when a case is slower by more than PCT percent")
                        ->check(CLI::Range(0.0, 1e6));
+  report::compare_options cmp_opt;
+  double min_effect_pct = 100 * cmp_opt.min_effect;
+  cmp->add_option("--min-effect", min_effect_pct, "the least difference of medians that can be a verdict, in percent (default 3)")
+      ->check(CLI::Range(0.0, 1e6));
+  cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(CLI::Range(1e-300, 0.5));
 
   advise_flags af;
   auto* adv = app.add_subcommand("advise", "which memory for my data? the seeds' decision tree with measured figures");
@@ -348,6 +551,8 @@ int run_cli(int argc, char** argv) {
   add_pattern_and_device(verify, vf);
   verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values; repeat for more axes")->allow_extra_args(false);
   verify->add_option("--json", vf.json_path, "write the results document");
+  verify->add_flag("--quiet,-q", vf.quiet, "no progress on stderr");
+  verify->add_option("--journal", vf.journal_path, "append each finished point to this file (default: beside --json)");
 
   const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
@@ -372,11 +577,14 @@ int run_cli(int argc, char** argv) {
   try {
     if (*info) return do_info(info_device, info_json);
     if (*list) return do_list(list_patterns);
-    if (*run) return do_run(rf, false, command);
+    if (*run) return rf.resume_path.empty() ? do_run(rf, false, command) : do_resume(rf, command);
     if (*verify) return do_run(vf, true, command);
     if (*rep) return do_report(report_files, report_html, report_md);
     if (*mrg) return do_merge(merge_files, merge_out, merge_replace);
-    if (*cmp) return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0);
+    if (*cmp) {
+      cmp_opt.min_effect = min_effect_pct / 100;
+      return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0, cmp_opt);
+    }
     if (*adv) return do_advise(af);
   } catch (const results_error& e) {
     std::cerr << "memscope: error: " << e.what() << '\n';

@@ -1,15 +1,18 @@
 #include "harness/environment.hpp"
 
+#include "memscope/core/cuda_check.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 namespace memscope {
 
 run_environment::run_environment(device_info dev, timing_policy policy, bool cold)
-    : device_(std::move(dev)), policy_(policy), cold_(cold) {
+    : device_(std::move(dev)), policy_(policy), cold_(cold), telemetry_(device_.uuid) {
   if (cold_) evictor_.emplace(static_cast<std::size_t>(std::max(device_.l2_bytes, 0)));
 }
 
@@ -20,67 +23,137 @@ void run_environment::flush_l2() {
 
 timed_samples run_environment::time(const std::function<void(cudaStream_t)>& launch, exec_tag tag, bool compared) {
   const cudaStream_t s = stream();
-  const bool held = tag == exec_tag::held;
-  // One sample: `batch` launches between two events. Cold samples flush first, outside the
-  // events; held samples enqueue everything while the stream waits, then let it run.
+  const timing_policy& p = policy_;
+  // Run-once (for profilers) launches once, unheld and unwarmed: a first launch may load its
+  // module, which a held stream would wait on.
+  const bool held = tag == exec_tag::held && !p.run_once;
+  const double peak_mhz = device_.sm_clock_khz / 1e3;
+  // The clock below which a sample counts as throttled; judged only on samples long enough
+  // for the global timer's resolution (about a microsecond).
+  const double throttle_mhz = p.throttle_threshold * peak_mhz;
+  constexpr double judge_ns = 20e3;
+
+  struct one_sample {
+    double seconds;  // per launch
+    std::optional<sm_clock_probe::reading> clock;
+  };
+  // One sample: `batch` launches between two events, the clock stamped just outside them.
+  // Cold samples flush first; held samples enqueue everything while the stream waits.
   const auto sample = [&](int batch) {
     if (cold_) flush_l2();
     if (held) hold_.engage(s);
     try {
+      clock_.start(s);
       start_.record(s);
       for (int b = 0; b < batch; ++b) launch(s);
       stop_.record(s);
+      clock_.stop(s);
     } catch (...) {
       if (held) hold_.release();  // never leave the stream waiting on a flag nobody will set
       throw;
     }
     if (held) hold_.release();
-    stop_.synchronize();
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the stop stamp too, not just the event
     if (held && hold_.timed_out())
       throw std::runtime_error("the host blocked for seconds while the stream was held for timing (a launch that waits "
                                "for the GPU must be timed with exec_tag::sync)");
-    return stop_.seconds_since(start_) / batch;
+    return one_sample{stop_.seconds_since(start_) / batch, clock_.read()};
   };
 
-  // Warm-up: module load, first-touch of pages, clocks ramping.
-  for (int i = 0; i < std::max(1, policy_.warmup_launches); ++i) launch(s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  timed_samples out;
+  running_stats run;
+  sm_clock_probe::reading clock_sum;
+  double clock_min = 0;
+  const auto keep = [&](const one_sample& x) {
+    out.times.push_back(x.seconds);
+    run.add(x.seconds);
+    if (x.clock) {
+      clock_sum.cycles += x.clock->cycles;
+      clock_sum.ns += x.clock->ns;
+      if (x.clock->ns >= judge_ns) clock_min = clock_min > 0 ? std::min(clock_min, x.clock->mhz()) : x.clock->mhz();
+    }
+  };
+  const auto throttled = [&](const one_sample& x) {
+    return peak_mhz > 0 && x.clock && x.clock->ns >= judge_ns && x.clock->mhz() < throttle_mhz;
+  };
 
-  int batch = 1;
-  if (!cold_) {
-    const double one = sample(1);
-    // Capped so a held batch never fills the launch queue (the host would block on it).
-    if (one < policy_.min_sample_s)
-      batch = static_cast<int>(std::min<double>(policy_.max_batch, std::ceil(policy_.min_sample_s / std::max(one, 1e-7))));
-  }
+  if (p.run_once) {
+    keep(sample(1));
+    out.stop = stop_run_once;
+  } else {
+    // Warm-up: module load, first-touch of pages, clocks ramping.
+    for (int i = 0; i < std::max(1, p.warmup_launches); ++i) launch(s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
 
-  const int want = compared ? std::max(1, policy_.compared_samples) : policy_.max_samples;
-  std::vector<double> samples;
-  samples.reserve(static_cast<std::size_t>(want));
-  const auto t0 = std::chrono::steady_clock::now();
-  while (static_cast<int>(samples.size()) < want) {
-    samples.push_back(sample(batch));
-    if (static_cast<int>(samples.size()) >= policy_.min_samples) {
-      const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      // Compared points stop early only when their samples are very long (a safety cap).
-      if (compared) {
-        if (spent > policy_.compared_cap_s) break;
+    int batch = 1;
+    if (!cold_) {
+      const double one = sample(1).seconds;
+      // Capped so a held batch never fills the launch queue (the host would block on it).
+      if (one < p.min_sample_s)
+        batch = static_cast<int>(std::min<double>(p.max_batch, std::ceil(p.min_sample_s / std::max(one, 1e-7))));
+    }
+    out.batch = batch;
+
+    const int fixed = compared ? std::max({1, p.compared_samples, p.min_samples}) : 0;
+    const int want = compared ? fixed : p.max_samples;
+    const double cap_s = compared ? std::max(p.compared_cap_s, p.timeout_s) : p.timeout_s;
+    const int max_discards = 2 * std::max(p.min_samples, 10);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    out.stop = compared ? stop_fixed : stop_max_samples;
+    while (static_cast<int>(out.times.size()) < want) {
+      const one_sample x = sample(batch);
+      if (throttled(x) && p.resample_throttled && out.throttle_discards < max_discards && wall() < cap_s) {
+        ++out.throttle_discards;  // dropped: taken again once the clock has had a moment
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
         continue;
       }
-      if (spent > policy_.budget_s) break;
-      if (summarize(samples).noise < policy_.target_noise && spent > 0.1 * policy_.budget_s) break;
+      keep(x);
+      const int n = static_cast<int>(out.times.size());
+      if (compared) {
+        if (n >= p.min_samples && wall() > cap_s) break;
+        continue;
+      }
+      if (n >= p.min_samples) {
+        if (run.rse() <= p.max_noise && run.sum() * batch >= p.min_time_s) {
+          out.stop = stop_converged;
+          break;
+        }
+        if (wall() > p.timeout_s) {
+          out.stop = stop_timeout;
+          break;
+        }
+      }
     }
   }
   MEMSCOPE_CUDA_CALL(cudaGetLastError());
-  return {summarize(std::move(samples)), batch};
+  out.stats = summarize(out.times);
+  out.converged = !p.run_once && static_cast<int>(out.times.size()) >= p.min_samples && out.stats.rse <= p.max_noise &&
+                  run.sum() * out.batch >= p.min_time_s;
+  if (clock_sum.ns > 0) {
+    out.clock_mhz = clock_sum.mhz();
+    out.clock_min_mhz = clock_min > 0 ? clock_min : out.clock_mhz;
+    out.throttled = peak_mhz > 0 && out.clock_min_mhz < throttle_mhz;
+  }
+  return out;
 }
 
 void run_environment::measure_copy_ceiling(std::size_t bytes) {
   device_buffer<unsigned char> src(bytes), dst(bytes);
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(src.data(), 0x5A, bytes, stream()));
-  const auto t = time([&](cudaStream_t st) {
-    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
-  });
+  // The ceiling is sampled in full even in a run-once run: every row's fraction divides by it.
+  const timing_policy keep = policy_;
+  policy_.run_once = false;
+  timed_samples t;
+  try {
+    t = time([&](cudaStream_t st) {
+      MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
+    });
+  } catch (...) {
+    policy_ = keep;
+    throw;
+  }
+  policy_ = keep;
   copy_bytes_ = bytes;
   copy_gbps_ = 2.0 * static_cast<double>(bytes) / t.stats.median / 1e9;
 }

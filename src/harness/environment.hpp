@@ -2,6 +2,7 @@
 // The device-side context of a run: stream, events, the L2-flush buffer, and the sampler.
 
 #include "harness/gpu_timing.hpp"
+#include "harness/nvml_telemetry.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "memscope/core/device_buffer.hpp"
@@ -9,12 +10,19 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 namespace memscope {
 
 struct timed_samples {
   sample_stats stats;  // seconds per launch
+  std::vector<double> times;  // each sample, seconds per launch
   int batch = 1;
+  bool converged = false;
+  const char* stop = stop_converged;
+  double clock_mhz = 0, clock_min_mhz = 0;  // 0: the probe saw no SM at both ends
+  bool throttled = false;
+  int throttle_discards = 0;
 };
 
 class run_environment {
@@ -25,15 +33,17 @@ class run_environment {
   cudaStream_t stream() const { return stream_.get(); }
   const timing_policy& policy() const { return policy_; }
   bool cold() const { return cold_; }
+  const nvml_telemetry& telemetry() const { return telemetry_; }
 
   /// Evicts whatever earlier work left in L2, leaving no dirty line (cold runs only).
   void flush_l2();
 
-  /// Warm-up, then samples per the policy; cold mode flushes L2 before each sample. With
+  /// Warm-up, then samples per the stopping rule; cold mode flushes L2 before each sample. With
   /// exec_tag::held (the default) the stream is held while the launches of a sample are
   /// enqueued, so only GPU time is measured; exec_tag::sync is for launches that wait on the
   /// GPU themselves. `compared` points (a baseline compares them with a sibling) take exactly
-  /// policy().compared_samples samples, so compared rows are sampled alike.
+  /// policy().compared_samples samples, so compared rows are sampled alike. The SM clock is
+  /// probed around every sample.
   timed_samples time(const std::function<void(cudaStream_t)>& launch, exec_tag tag = exec_tag::held,
                      bool compared = false);
 
@@ -50,6 +60,8 @@ class run_environment {
   cuda_stream stream_;
   cuda_event start_, stop_;
   stream_hold hold_;
+  sm_clock_probe clock_;
+  nvml_telemetry telemetry_;
   std::optional<l2_evictor> evictor_;
   double copy_gbps_ = 0;
   std::size_t copy_bytes_ = 0;

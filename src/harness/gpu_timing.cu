@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace memscope {
 namespace {
@@ -33,7 +34,69 @@ __global__ void l2_evict_kernel(const uint4* __restrict__ buf, std::size_t n, un
   if (acc == 0x9E3779B9u) *sink = acc;
 }
 
+// One block per SM: the block's first thread stamps its SM's slot (SM ids may run past the SM
+// count, so slots cover %nsmid's range and anything beyond is left out).
+__global__ void clock_stamp_kernel(sm_clock_probe::stamp* out, int slots, unsigned long long seq) {
+  if (threadIdx.x != 0) return;
+  unsigned smid = 0;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  if (smid >= static_cast<unsigned>(slots)) return;
+  const unsigned long long ns = global_ns();
+  const unsigned long long cycles = clock64();
+  volatile sm_clock_probe::stamp* s = out + smid;
+  s->ns = ns;
+  s->cycles = cycles;
+  s->seq = seq;
+}
+
 }  // namespace
+
+sm_clock_probe::sm_clock_probe() {
+  int device = 0, sms = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  blocks_ = static_cast<unsigned>(std::max(sms, 1));
+  slots_ = std::max(4 * sms, 256);
+  void* h = nullptr;
+  const std::size_t bytes = 2 * static_cast<std::size_t>(slots_) * sizeof(stamp);
+  MEMSCOPE_CUDA_CALL(cudaHostAlloc(&h, bytes, cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(h, 0, bytes);
+  h_stamps_ = static_cast<stamp*>(h);
+  MEMSCOPE_CUDA_CALL(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_stamps_), h, 0));
+  // Loaded now, outside any held stream: lazy module loading would wait for a running hold.
+  start(nullptr);
+  stop(nullptr);
+  MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+}
+
+sm_clock_probe::~sm_clock_probe() {
+  if (h_stamps_) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFreeHost(h_stamps_));
+}
+
+void sm_clock_probe::launch(cudaStream_t stream, int which) {
+  clock_stamp_kernel<<<blocks_, 32, 0, stream>>>(d_stamps_ + static_cast<std::size_t>(which) * slots_, slots_, seq_);
+  MEMSCOPE_CHECK_LAUNCH("clock_stamp_kernel");
+}
+
+void sm_clock_probe::start(cudaStream_t stream) {
+  ++seq_;
+  launch(stream, 0);
+}
+
+void sm_clock_probe::stop(cudaStream_t stream) { launch(stream, 1); }
+
+std::optional<sm_clock_probe::reading> sm_clock_probe::read() const {
+  reading r;
+  const volatile stamp* a = h_stamps_;
+  const volatile stamp* b = h_stamps_ + slots_;
+  for (int i = 0; i < slots_; ++i) {
+    if (a[i].seq != seq_ || b[i].seq != seq_ || b[i].ns <= a[i].ns || b[i].cycles < a[i].cycles) continue;
+    r.cycles += static_cast<double>(b[i].cycles - a[i].cycles);
+    r.ns += static_cast<double>(b[i].ns - a[i].ns);
+  }
+  if (!(r.ns > 0)) return std::nullopt;
+  return r;
+}
 
 stream_hold::stream_hold(double timeout_s) : timeout_ns_(static_cast<unsigned long long>(timeout_s * 1e9)) {
   void* h = nullptr;

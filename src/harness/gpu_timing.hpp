@@ -6,6 +6,7 @@
 #include "memscope/core/device_buffer.hpp"
 
 #include <cstddef>
+#include <optional>
 
 namespace memscope {
 
@@ -48,6 +49,41 @@ class l2_evictor {
   device_buffer<unsigned char> buffer_;
   device_buffer<unsigned> sink_;
   unsigned blocks_ = 1;
+};
+
+/// The SM clock over a stretch of stream work (nvbench's GPU-frequency probe, per SM): a stamp
+/// kernel with one block per SM records %globaltimer and clock64 on every SM it lands on,
+/// before and after the work; an SM stamped both times gives cycles over nanoseconds. Stamps go
+/// to mapped host memory, so reading them costs no copy; read() after the stream synchronised.
+class sm_clock_probe {
+ public:
+  sm_clock_probe();
+  ~sm_clock_probe();
+  sm_clock_probe(const sm_clock_probe&) = delete;
+  sm_clock_probe& operator=(const sm_clock_probe&) = delete;
+
+  void start(cudaStream_t stream);
+  void stop(cudaStream_t stream);
+
+  struct reading {
+    double cycles = 0;  // summed over the SMs stamped both times
+    double ns = 0;      // the same SMs' elapsed global time
+    double mhz() const { return ns > 0 ? cycles / ns * 1e3 : 0; }
+  };
+  /// Nothing when no SM was stamped at both ends (or the global timer did not advance).
+  std::optional<reading> read() const;
+
+  struct stamp {
+    unsigned long long ns, cycles, seq;
+  };
+
+ private:
+  void launch(cudaStream_t stream, int which);
+  stamp* h_stamps_ = nullptr;  // [2][slots]: start, stop
+  stamp* d_stamps_ = nullptr;
+  int slots_ = 0;
+  unsigned blocks_ = 1;
+  unsigned long long seq_ = 0;
 };
 
 }  // namespace memscope

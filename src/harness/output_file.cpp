@@ -56,6 +56,16 @@ void check_writable(const std::string& path) {
 
 }  // namespace
 
+void create_parent_directories(const std::string& path) {
+  if (path.empty()) return;
+  const fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return;
+  fs::create_directories(dir, ec);
+  if (ec) throw io_error("cannot write '" + path + "': cannot create directory '" + dir.string() + "': " + ec.message());
+}
+
 void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].empty()) continue;

@@ -22,6 +22,10 @@ class io_error : public std::runtime_error {
 /// are ignored.
 void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs = {});
 
+/// Creates the directories an output path names that do not exist yet (mkdir -p of its
+/// parent); throws io_error when that fails.
+void create_parent_directories(const std::string& path);
+
 /// Writes `path` atomically (temporary file + rename). Devices and pipes (/dev/stdout, a FIFO)
 /// are written in place, every write checked. Throws io_error; the target is untouched on failure.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);

@@ -229,7 +229,19 @@ json result_to_json(const case_result& r) {
   if (r.timed) {
     j["samples"] = {{"count", r.stats.count}, {"median_s", r.stats.median}, {"min_s", r.stats.min},
                     {"max_s", r.stats.max},   {"mean_s", r.stats.mean},     {"stdev_s", r.stats.stdev},
-                    {"noise", r.stats.noise}, {"batch", r.batch},           {"cold", r.cold}};
+                    {"noise", r.stats.noise}, {"rse", r.stats.rse},         {"batch", r.batch},
+                    {"cold", r.cold}};
+    // Rows carried over from files older than format 4 (merged, upgraded) lack these.
+    if (!r.stop.empty()) {
+      j["samples"]["converged"] = r.converged;
+      j["samples"]["stop"] = r.stop;
+    }
+    if (!r.times.empty()) j["samples"]["times_s"] = r.times;
+    if (r.clock_mhz > 0)
+      j["clock"] = {{"sm_mhz", r.clock_mhz}, {"sm_min_mhz", r.clock_min_mhz}, {"throttled", r.clock_throttled},
+                    {"discarded", r.throttle_discards}};
+    if (r.has_telemetry)
+      j["telemetry"] = {{"power_w", r.power_w}, {"temperature_c", r.temperature_c}, {"clock_limits", r.clock_limits}};
     j["derived"] = {{"gbps", r.gbps}, {"gbps_best", r.gbps_best}, {"elements_per_s", r.elements_per_s},
                     {"fraction_of_copy", r.fraction_of_copy}};
   }
@@ -293,6 +305,51 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
     if (r.stats.min > r.stats.median || r.stats.median > r.stats.max) c.fail(sp, "must have min_s <= median_s <= max_s");
     r.batch = c.integer<int>(s, sp, "batch", 1);
     r.cold = c.boolean(s, sp, "cold");
+    r.converged = true;  // older files did not record the rule: nothing to flag
+    if (version >= 4) {
+      r.stats.rse = c.number(s, sp, "rse", 0, 1e6);
+      if (s.contains("stop") || s.contains("converged")) {
+        r.converged = c.boolean(s, sp, "converged");
+        r.stop = c.str(s, sp, "stop");
+        static const char* stops[] = {stop_converged, stop_timeout, stop_max_samples, stop_fixed, stop_run_once};
+        if (std::none_of(std::begin(stops), std::end(stops), [&](const char* k) { return r.stop == k; }))
+          c.fail(sp + ".stop", "must be one of converged, timeout, max_samples, fixed, run_once");
+      }
+      const json empty = json::array();
+      const auto& times = s.contains("times_s") ? s.at("times_s") : empty;
+      if (!times.is_array() || (s.contains("times_s") && times.size() != r.stats.count))
+        c.fail(sp + ".times_s", "must list exactly .count sample times");
+      for (std::size_t i = 0; i < times.size(); ++i)
+        r.times.push_back(c.number_value(times[i], sp + ".times_s[" + std::to_string(i) + "]", tiny, 1e9));
+      const auto [lo, hi] = std::minmax_element(r.times.begin(), r.times.end());
+      if (!r.times.empty() && (*lo < r.stats.min * (1 - 1e-9) || *hi > r.stats.max * (1 + 1e-9)))
+        c.fail(sp + ".times_s", "holds a time outside [min_s, max_s]");
+    } else {
+      r.stats.rse = r.stats.noise / std::sqrt(static_cast<double>(r.stats.count));
+    }
+    if (j.contains("clock")) {
+      if (version < 4) c.fail(path + ".clock", "appears only from results format version 4 on");
+      const auto& k = j.at("clock");
+      const std::string kp = path + ".clock";
+      r.clock_mhz = c.number(k, kp, "sm_mhz", 1e-3, 1e5);
+      r.clock_min_mhz = c.number(k, kp, "sm_min_mhz", 0, 1e5);
+      r.clock_throttled = c.boolean(k, kp, "throttled");
+      r.throttle_discards = c.integer<int>(k, kp, "discarded");
+    }
+    if (j.contains("telemetry")) {
+      if (version < 4) c.fail(path + ".telemetry", "appears only from results format version 4 on");
+      const auto& t = j.at("telemetry");
+      const std::string tp = path + ".telemetry";
+      r.has_telemetry = true;
+      r.power_w = c.number(t, tp, "power_w", 0, 1e5);
+      r.temperature_c = c.number(t, tp, "temperature_c", -300, 1e4);
+      const auto& lim = c.field(t, tp, "clock_limits");
+      if (!lim.is_array()) c.fail(tp + ".clock_limits", "must be a list of names");
+      for (const auto& n : lim) {
+        if (!n.is_string()) c.fail(tp + ".clock_limits", "must hold strings");
+        r.clock_limits.push_back(n.get<std::string>());
+      }
+    }
     const auto& d = c.field(j, path, "derived");
     const std::string dp = path + ".derived";
     r.gbps = c.number(d, dp, "gbps");
@@ -301,6 +358,8 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
     r.fraction_of_copy = c.number(d, dp, "fraction_of_copy");
   } else if (j.contains("derived")) {
     c.fail(path + ".derived", "appears without .samples");
+  } else if (j.contains("clock") || j.contains("telemetry")) {
+    c.fail(path + (j.contains("clock") ? ".clock" : ".telemetry"), "appears without .samples");
   }
   return r;
 }
@@ -364,10 +423,47 @@ std::vector<results_source> sources_from_json(const checker& c, const json& j) {
 
 }  // namespace
 
+json to_json(const timing_policy& p) {
+  return {{"min_samples", p.min_samples},       {"max_samples", p.max_samples},
+          {"max_noise_rse", p.max_noise},       {"min_time_s", p.min_time_s},
+          {"timeout_s", p.timeout_s},           {"compared_samples", p.compared_samples},
+          {"run_once", p.run_once},             {"throttle_threshold", p.throttle_threshold},
+          {"resample_throttled", p.resample_throttled}};
+}
+
+namespace {
+
+timing_policy timing_from_json(const checker& c, const json& j, const std::string& path) {
+  timing_policy p;
+  p.min_samples = c.integer<int>(j, path, "min_samples", 1);
+  p.max_samples = c.integer<int>(j, path, "max_samples", 1);
+  p.max_noise = c.number(j, path, "max_noise_rse", 1e-12, 1e6);
+  p.min_time_s = c.number(j, path, "min_time_s", 0, 1e6);
+  p.timeout_s = c.number(j, path, "timeout_s", 1e-12, 1e6);
+  p.compared_samples = c.integer<int>(j, path, "compared_samples", 1);
+  p.run_once = c.boolean(j, path, "run_once");
+  p.throttle_threshold = c.number(j, path, "throttle_threshold", 0, 1);
+  p.resample_throttled = c.boolean(j, path, "resample_throttled");
+  if (const auto why = p.problem(); !why.empty()) c.fail(path, why);
+  return p;
+}
+
+}  // namespace
+
+timing_policy timing_from_json(const json& j, const std::string& where, const std::string& path) {
+  return timing_from_json(checker(where), j, path);
+}
+
+json row_to_json(const case_result& r) { return result_to_json(r); }
+
+case_result row_from_json(const json& j, const std::string& where, const std::string& path, int version) {
+  return result_from_json(checker(where), j, path, version);
+}
+
 json to_json(const results_doc& doc) {
   json results = json::array();
   for (const auto& r : doc.results) results.push_back(result_to_json(r));
-  return {
+  json j = {
       {"format", results_format_name},
       {"format_version", doc.format_version},
       {"tool", {{"name", "memscope"}, {"version", doc.tool_version}, {"commit", doc.commit}}},
@@ -379,6 +475,10 @@ json to_json(const results_doc& doc) {
       {"sources", sources_to_json(doc.sources)},
       {"results", results},
   };
+  if (doc.timing) j["timing"] = to_json(*doc.timing);
+  if (!doc.telemetry_note.empty()) j["telemetry_note"] = doc.telemetry_note;
+  if (!doc.incomplete.empty()) j["incomplete"] = doc.incomplete;
+  return j;
 }
 
 results_doc results_from_json(const json& j, const std::string& where) {
@@ -413,6 +513,12 @@ results_doc results_from_json(const json& j, const std::string& where) {
     if (doc.format_version < 3) c.fail("$.sources", "appears only from results format version 3 on");
     doc.sources = sources_from_json(c, j.at("sources"));
   }
+  if (j.contains("timing")) {
+    if (doc.format_version < 4) c.fail("$.timing", "appears only from results format version 4 on");
+    doc.timing = timing_from_json(c, j.at("timing"), "$.timing");
+  }
+  if (j.contains("telemetry_note")) doc.telemetry_note = c.str(j, "$", "telemetry_note");
+  if (j.contains("incomplete")) doc.incomplete = c.str(j, "$", "incomplete");
   const auto& results = c.field(j, "$", "results");
   if (!results.is_array()) c.fail("$.results", "must be a list of rows");
   std::map<std::string, std::size_t> seen;

@@ -4,6 +4,7 @@
 
 #include "harness/axis.hpp"
 #include "harness/stats.hpp"
+#include "harness/timing_policy.hpp"
 #include "memscope/core/device_info.hpp"
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,9 @@ namespace memscope {
 
 /// 2: rows carry `labels` (typed strings such as a plan's name) where version 1 stored enum
 /// ordinals as metrics; version 1 files are still read and brought up to date by their suites.
-inline constexpr int results_format_version = 3;
+/// 3: merged documents (`sources`, row `source`). 4: the stopping rule and telemetry: rows carry
+/// `samples.times_s`, `converged`, `stop`, `clock` and `telemetry`; the header `timing`.
+inline constexpr int results_format_version = 4;
 inline constexpr int results_oldest_format_version = 1;
 inline constexpr const char* results_format_name = "memscope-results";
 
@@ -38,6 +41,9 @@ struct case_result {
   std::string message;  // skip reason or error text
   bool timed = false;
   sample_stats stats;   // seconds per launch
+  std::vector<double> times;  // every sample's time per launch, in the order taken (format 4 on)
+  bool converged = false;     // met the stopping rule (format 4 on; older rows read as converged)
+  std::string stop;           // why sampling stopped: see timing_policy.hpp ("" before format 4)
   int batch = 1;        // launches per timed sample
   bool cold = false;    // L2 flushed before every sample
   std::uint64_t bytes_read = 0, bytes_written = 0, elements = 0;
@@ -47,6 +53,15 @@ struct case_result {
   double fraction_of_copy = 0;  // gbps / same-run device-to-device copy gbps
   std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
   std::map<std::string, std::string> labels;  // suite-specific names ("plan": "split cluster of 2")
+  /// The SM clock while the point was timed (%globaltimer against clock64 around each sample);
+  /// 0 when not measured. `clock_throttled`: a sample ran below the throttle threshold.
+  double clock_mhz = 0, clock_min_mhz = 0;
+  bool clock_throttled = false;
+  int throttle_discards = 0;  // throttled samples dropped and taken again (--resample-throttled)
+  /// The NVIDIA management library's view at the end of the point, where it is present.
+  bool has_telemetry = false;
+  double power_w = 0, temperature_c = 0;
+  std::vector<std::string> clock_limits;  // NVML's clock event (throttle) reasons, by name
   /// Which of the document's sources measured the row (merged documents; 0 otherwise).
   std::size_t source = 0;
 
@@ -78,6 +93,13 @@ struct results_doc {
   /// Empty for one run. A merged document lists its runs here; the header above is the first
   /// run's (device, options, ceiling) and every row names its run.
   std::vector<results_source> sources;
+  /// The stopping rule the run used (format 4 on; absent in older files).
+  std::optional<timing_policy> timing;
+  /// What the run could say about the GPU's management library ("" when not recorded).
+  std::string telemetry_note;
+  /// Non-empty when the run stopped before its last point: why (the case that lost the CUDA
+  /// context). Such a document holds every row measured until then.
+  std::string incomplete;
   std::vector<case_result> results;
 };
 
@@ -112,6 +134,13 @@ struct merge_options {
 /// when a row repeats without merge_options::replace. Same-run ratios (baselines) are not
 /// recomputed here: see reapply_baselines.
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt = {});
+
+/// One row as the results file and the journal write it, and back (validated; `where` names
+/// the file, `path` the row's place in it).
+nlohmann::json row_to_json(const case_result& r);
+case_result row_from_json(const nlohmann::json& j, const std::string& where, const std::string& path, int version);
+nlohmann::json to_json(const timing_policy& p);
+timing_policy timing_from_json(const nlohmann::json& j, const std::string& where, const std::string& path);
 
 void save_results(const results_doc& doc, const std::string& path);
 results_doc load_results(const std::string& path);

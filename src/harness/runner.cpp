@@ -11,6 +11,7 @@
 #include <ctime>
 #include <map>
 #include <random>
+#include <set>
 
 namespace memscope {
 namespace {
@@ -81,6 +82,14 @@ void apply_baselines(const registry& reg, results_doc& doc) {
   apply_baselines(defs, doc);
 }
 
+std::string planned_key(const planned_point& p) {
+  case_result r;
+  r.suite = p.def->suite;
+  r.name = p.def->name;
+  r.axes = p.point.entries();
+  return row_key(r);
+}
+
 std::vector<planned_point> plan_run(const registry& reg, const run_request& req) {
   const auto cases = reg.select(req.patterns, default_suites());
   check_overrides(cases, req.overrides);
@@ -104,37 +113,46 @@ void check_footprints(const std::vector<planned_point>& plan, const device_info&
   }
 }
 
-results_doc execute_plan(const std::vector<planned_point>& plan, const run_request& req, const device_info& dev,
-                         const progress_fn& progress) {
-  const bool quick = req.set == axis_set::quick;
-  run_environment env(dev, quick ? timing_policy::quick() : timing_policy::full(), req.cold);
-
+results_doc new_results_doc(const run_request& req, const device_info& dev) {
   results_doc doc;
   doc.tool_version = tool_version;
   doc.commit = git_commit;
   doc.created_utc = utc_now();
   doc.command = req.command;
   doc.mode = req.verify_only ? "verify" : "run";
-  doc.quick = quick;
+  doc.quick = req.set == axis_set::quick;
   doc.cold = req.cold;
   doc.device = dev;
+  if (!req.verify_only) doc.timing = req.timing;
+  return doc;
+}
+
+results_doc execute_plan(const std::vector<planned_point>& plan, const run_request& req, const device_info& dev,
+                         const run_hooks& hooks) {
+  run_environment env(dev, req.timing, req.cold);
+  results_doc doc = new_results_doc(req, dev);
+  doc.telemetry_note = req.verify_only ? std::string() : env.telemetry().note();
 
   if (!req.verify_only) {
-    const std::size_t want = quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
+    const std::size_t want = doc.quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
     const std::size_t bytes = std::min(want, dev.total_global_mem / 8);
     env.measure_copy_ceiling(bytes);
     doc.copy_ceiling_gbps = env.copy_ceiling_gbps();
     doc.copy_ceiling_bytes = env.copy_ceiling_bytes();
   }
+  if (hooks.on_start) hooks.on_start(doc);
 
+  std::set<std::string> done;
+  if (hooks.done) done.insert(hooks.done->begin(), hooks.done->end());
   std::random_device rd;
   const std::uint64_t run_seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
                                  static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
-    if (progress) progress(i, plan.size(), p.def->id(), p.point.label(p.def->axes));
+    if (done.count(planned_key(p))) continue;
     case_state state(*p.def, p.point, env, req.verify_only, run_seed);
     case_result& r = state.result();
+    if (hooks.progress) hooks.progress(i, plan.size(), p.def->id(), p.point.label(p.def->axes));
     try {
       p.def->body(state);
     } catch (const case_skipped& s) {
@@ -144,14 +162,18 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
       r.status = case_status::error;
       r.message = e.what();
     }
+    // A fault inside a kernel poisons the context for good: the run stops here, keeping what
+    // it measured, instead of reporting noise.
+    const cudaError_t sticky = r.status == case_status::error ? cudaDeviceSynchronize() : cudaSuccess;
+    if (sticky != cudaSuccess) {
+      r.message += std::string(" (the CUDA context is lost: ") + cudaGetErrorName(sticky) + ")";
+      doc.incomplete = "stopped at " + p.def->id() + " " + r.axes_label + ", which left the CUDA context unusable (" +
+                       cudaGetErrorName(sticky) + "); " + std::to_string(plan.size() - i - 1) + " later point(s) not run";
+    }
     finish_row(r, doc.copy_ceiling_gbps);
     doc.results.push_back(r);
-    if (r.status == case_status::error) {
-      // A fault inside a kernel poisons the context for good: stop instead of reporting noise.
-      const cudaError_t sticky = cudaDeviceSynchronize();
-      if (sticky != cudaSuccess)
-        throw cuda_error(sticky, "the GPU context is unusable after " + p.def->id() + " failed: " + r.message);
-    }
+    if (hooks.on_row) hooks.on_row(doc.results.back());
+    if (!doc.incomplete.empty()) break;
   }
   std::map<std::string, const case_def*> defs;
   for (const auto& p : plan) defs[p.def->id()] = p.def;

@@ -4,6 +4,8 @@
 
 #include "harness/axis.hpp"
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
 #include <string>
 #include <variant>
@@ -56,11 +58,34 @@ void case_state::skip(const std::string& reason) { throw case_skipped{reason}; }
 
 void case_state::exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag) {
   if (verify_only_ || result_.verification == verification_status::failed) return;
-  const timed_samples t = env_.time(launch, tag, !def_.baselines.empty());
+  // Named for profilers: `nsys` shows the range, `ncu --nvtx --nvtx-include` selects it.
+  const std::string range = def_.id() + " " + result_.axes_label;
+  nvtxRangePushA(range.c_str());
+  timed_samples t;
+  try {
+    t = env_.time(launch, tag, !def_.baselines.empty());
+  } catch (...) {
+    nvtxRangePop();
+    throw;
+  }
+  nvtxRangePop();
   result_.timed = true;
   result_.stats = t.stats;
+  result_.times = t.times;
   result_.batch = t.batch;
   result_.cold = env_.cold();
+  result_.converged = t.converged;
+  result_.stop = t.stop;
+  result_.clock_mhz = t.clock_mhz;
+  result_.clock_min_mhz = t.clock_min_mhz;
+  result_.clock_throttled = t.throttled;
+  result_.throttle_discards = t.throttle_discards;
+  if (const auto nv = env_.telemetry().read()) {
+    result_.has_telemetry = true;
+    result_.power_w = nv->power_w;
+    result_.temperature_c = nv->temperature_c;
+    result_.clock_limits = nv->clock_limits;
+  }
 }
 
 }  // namespace memscope

@@ -5,6 +5,7 @@
 
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
+#include "harness/timing_policy.hpp"
 #include "memscope/core/device_info.hpp"
 #include "memscope/core/verify.hpp"
 
@@ -15,29 +16,6 @@
 #include <string>
 
 namespace memscope {
-
-/// Sampling rules: stop at max_samples, or once min_samples are in and either the relative
-/// noise is under target_noise or the case has used its time budget.
-struct timing_policy {
-  int warmup_launches = 2;
-  int min_samples = 10;
-  int max_samples = 1000;
-  double target_noise = 0.005;
-  double budget_s = 0.5;
-  /// Launches shorter than this are batched several per sample, so event resolution and
-  /// launch gaps do not dominate (never in cold mode: every launch must start cold).
-  double min_sample_s = 100e-6;
-  /// At most this many launches per sample: a held stream must never fill the launch queue.
-  int max_batch = 256;
-  /// Points a baseline compares (strategies, sources, kernels) take exactly this many samples,
-  /// whatever their noise, so every side of a ratio is sampled alike ...
-  int compared_samples = 40;
-  /// ... unless the samples are so long that this many seconds pass first.
-  double compared_cap_s = 3.0;
-
-  static timing_policy full() { return {}; }
-  static timing_policy quick() { return {1, 5, 200, 0.02, 0.1, 100e-6, 256, 10, 0.5}; }
-};
 
 /// How exec() times a launch: `held` (the default) enqueues a sample's launches behind a
 /// kernel that holds the stream, so host enqueue and planning time are not measured; `sync`

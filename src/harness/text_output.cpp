@@ -1,9 +1,13 @@
 #include "harness/text_output.hpp"
 
+#include "harness/nvml_telemetry.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 #include <vector>
 
 namespace memscope {
@@ -47,6 +51,8 @@ std::string markdown_cell(const std::string& s) {
 
 namespace {
 
+bool unconverged(const case_result& r) { return r.timed && !r.stop.empty() && !r.converged; }
+
 const char* check_word(const case_result& r) {
   switch (r.status) {
     case case_status::ok: return "ok";
@@ -72,7 +78,8 @@ row_text render(const case_result& r) {
     t.cells.push_back(format_seconds(r.stats.median));
     t.cells.push_back(format_seconds(r.stats.min));
     t.cells.push_back(format_seconds(r.stats.max));
-    t.cells.push_back(fmt::format("{:.1f}%", 100 * r.stats.noise));
+    // '~': the point did not meet the stopping rule (timed out, capped, or run once).
+    t.cells.push_back(fmt::format("{:.1f}%{}", 100 * r.stats.noise, unconverged(r) ? "~" : ""));
     const bool has_bytes = r.bytes_read + r.bytes_written > 0;
     t.cells.push_back(has_bytes ? fmt::format("{:.1f}", r.gbps) : "-");
     t.cells.push_back(has_bytes && r.fraction_of_copy > 0 ? fmt::format("{:.3f}x", r.fraction_of_copy) : "-");
@@ -83,10 +90,25 @@ row_text render(const case_result& r) {
   if (r.status == case_status::fail) t.note = "verification: " + r.verification_detail;
   else if (r.status == case_status::skipped) t.note = "skipped: " + r.message;
   else if (r.status == case_status::error) t.note = "error: " + r.message;
+  if (r.clock_throttled)
+    t.note += (t.note.empty() ? "" : "; ") +
+              fmt::format("throttled: the SM clock fell to {:.0f} MHz during the samples", r.clock_min_mhz);
   for (const auto& [k, v] : r.metrics) t.note += (t.note.empty() ? "" : "; ") + fmt::format("{} = {:.4g}", k, v);
   for (const auto& [k, v] : r.labels) t.note += (t.note.empty() ? "" : "; ") + k + " = " + v;
   t.note = terminal_safe(t.note);
   return t;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  while (a <= s.size()) {
+    const std::size_t b = s.find('\n', a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
 }
 
 std::string csv_escape(const std::string& s) {
@@ -122,18 +144,79 @@ void print_table(const results_doc& doc, std::ostream& out) {
     line(r.cells);
     if (!r.note.empty()) out << "    " << r.note << '\n';
   }
+  if (std::any_of(doc.results.begin(), doc.results.end(), unconverged))
+    out << "~ did not meet the stopping rule (noise: relative standard deviation of the samples)\n";
+}
+
+std::string timing_summary(const results_doc& doc) {
+  std::size_t timed = 0, converged = 0, throttled = 0, clocked = 0, with_nvml = 0;
+  std::map<std::string, std::size_t> stops;
+  double lo = 0, hi = 0, p_lo = 0, p_hi = 0, t_lo = 0, t_hi = 0;
+  std::set<std::string> limits;
+  const auto widen = [](double& a, double& b, double v, bool first) {
+    a = first ? v : std::min(a, v);
+    b = first ? v : std::max(b, v);
+  };
+  for (const auto& r : doc.results) {
+    if (!r.timed) continue;
+    ++timed;
+    if (r.converged || r.stop.empty()) ++converged;
+    else ++stops[r.stop];
+    if (r.clock_mhz > 0) {
+      widen(lo, hi, r.clock_min_mhz, clocked == 0);
+      hi = std::max(hi, r.clock_mhz);
+      ++clocked;
+    }
+    throttled += r.clock_throttled;
+    if (r.has_telemetry) {
+      widen(p_lo, p_hi, r.power_w, with_nvml == 0);
+      widen(t_lo, t_hi, r.temperature_c, with_nvml == 0);
+      for (const auto& l : r.clock_limits)
+        if (is_throttle_reason(l)) limits.insert(l);
+      ++with_nvml;
+    }
+  }
+  std::string s = fmt::format("timing: {} of {} timed points met the stopping rule", converged, timed);
+  if (doc.timing)
+    s += doc.timing->run_once ? " (--run-once: one launch each)"
+                              : fmt::format(" (at least {} samples and {:g} s of GPU time, relative standard error at most "
+                                            "{:g}%, within {:g} s)",
+                                            doc.timing->min_samples, doc.timing->min_time_s, 100 * doc.timing->max_noise,
+                                            doc.timing->timeout_s);
+  if (!stops.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& [k, n] : stops) parts.push_back(fmt::format("{} {}", n, k == "fixed" ? "compared (fixed count)" : k));
+    s += fmt::format("; not met: {}", fmt::join(parts, ", "));
+  }
+  const double peak = doc.device.sm_clock_khz / 1e3;
+  if (clocked > 0) {
+    s += fmt::format("\nSM clock while timing: {:.0f}-{:.0f} MHz (peak {:.0f} MHz)", lo, hi, peak);
+    const double thr = doc.timing ? doc.timing->throttle_threshold : 0.75;
+    s += throttled ? fmt::format("; {} point{} ran below {:.0f}% of the peak (throttled, marked)", throttled,
+                                 throttled == 1 ? "" : "s", 100 * thr)
+                   : fmt::format("; no point ran below {:.0f}% of the peak", 100 * thr);
+  }
+  if (with_nvml > 0) {
+    s += fmt::format("\nNVML: power {:.0f}-{:.0f} W, temperature {:.0f}-{:.0f} C", p_lo, p_hi, t_lo, t_hi);
+    s += limits.empty() ? std::string(", no power or thermal clock limit seen")
+                        : fmt::format(", clock limits seen: {}", fmt::join(limits, ", "));
+  } else if (!doc.telemetry_note.empty()) {
+    s += "\n" + terminal_safe(doc.telemetry_note);
+  }
+  return s;
 }
 
 void write_csv(const results_doc& doc, std::ostream& out) {
   out << "suite,case,variant,axes,status,verification,samples,median_s,min_s,max_s,noise,bytes_read,bytes_written,"
-         "elements,gbps,fraction_of_copy,elements_per_s,detail\n";
+         "elements,gbps,fraction_of_copy,elements_per_s,converged,stop,sm_clock_mhz,throttled,detail\n";
   for (const auto& r : doc.results) {
     const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
-    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{:.6g},{}\n",
+    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{:.0f},{},{}\n",
                        csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
                        to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,
                        r.stats.max, r.stats.noise, r.bytes_read, r.bytes_written, r.elements, r.gbps,
-                       r.fraction_of_copy, r.elements_per_s, csv_escape(detail));
+                       r.fraction_of_copy, r.elements_per_s, r.timed ? (unconverged(r) ? "no" : "yes") : "",
+                       csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "", csv_escape(detail));
   }
 }
 
@@ -155,6 +238,12 @@ void write_markdown(const results_doc& doc, std::ostream& out, const std::vector
     auto t = render(r);
     for (auto& c : t.cells) c = markdown_cell(c);
     out << "| " << fmt::format("{}", fmt::join(t.cells, " | ")) << " |\n";
+  }
+  if (std::any_of(doc.results.begin(), doc.results.end(), unconverged))
+    out << "\n~ did not meet the stopping rule\n";
+  if (doc.mode == "run") {
+    out << '\n';
+    for (const auto& l : split_lines(timing_summary(doc))) out << "- " << markdown_cell(l) << '\n';
   }
   out << '\n' << summary_line(doc) << '\n';
 }

@@ -27,6 +27,10 @@ void write_csv(const results_doc& doc, std::ostream& out);
 void write_markdown(const results_doc& doc, std::ostream& out, const std::vector<std::string>& findings = {});
 void print_device(const device_info& d, std::ostream& out);
 
+/// How the timing went: points that met the stopping rule, the SM clock range seen, throttled
+/// points, NVML's power and temperature (or why they are missing). Lines separated by '\n'.
+std::string timing_summary(const results_doc& doc);
+
 /// "N passed, N failed[, N skipped]": the closing line of run and verify.
 std::string summary_line(const results_doc& doc);
 

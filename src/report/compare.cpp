@@ -1,6 +1,7 @@
 #include "report/compare.hpp"
 
 #include "harness/axis.hpp"
+#include "harness/stats.hpp"
 #include "harness/text_output.hpp"
 #include "present/rows.hpp"
 
@@ -43,7 +44,9 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
 
 }  // namespace
 
-comparison compare(const results_doc& a, const results_doc& b) {
+comparison compare(const results_doc& a, const results_doc& b, const compare_options& opt) {
+  if (!(std::isfinite(opt.min_effect) && opt.min_effect >= 0)) throw usage_error("--min-effect takes a percentage of at least 0");
+  if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha < 1)) throw usage_error("--alpha takes a probability between 0 and 1");
   const auto in_a = timed_rows(a, "A");
   const auto in_b = timed_rows(b, "B");
   comparison c;
@@ -70,8 +73,19 @@ comparison compare(const results_doc& a, const results_doc& b) {
     row.median_a = ra.stats.median;
     row.median_b = rb.stats.median;
     row.ratio = rb.stats.median / ra.stats.median;
-    row.threshold = std::max(0.01, 2 * std::sqrt(ra.stats.noise * ra.stats.noise + rb.stats.noise * rb.stats.noise));
-    row.v = std::fabs(row.ratio - 1) <= row.threshold ? verdict::same : row.ratio < 1 ? verdict::faster : verdict::slower;
+    row.unconverged = (!ra.stop.empty() && !ra.converged) || (!rb.stop.empty() && !rb.converged);
+    bool differs = false;
+    if (ra.times.size() >= 2 && rb.times.size() >= 2) {
+      // Judged on every sample of both runs, not on two medians: a run's noise counts.
+      row.threshold = opt.min_effect;
+      row.p = mann_whitney_p(ra.times, rb.times);
+      differs = row.p < opt.alpha && std::fabs(row.ratio - 1) > row.threshold;
+    } else {
+      row.threshold = std::max(opt.min_effect, 2 * std::sqrt(ra.stats.noise * ra.stats.noise + rb.stats.noise * rb.stats.noise));
+      row.p = std::nan("");
+      differs = std::fabs(row.ratio - 1) > row.threshold;
+    }
+    row.v = !differs ? verdict::same : row.ratio < 1 ? verdict::faster : verdict::slower;
     c.rows.push_back(row);
   }
   c.only_b = in_b.size() - matched_b;  // every match is a distinct B row: keys are unique
@@ -88,6 +102,20 @@ std::vector<const comparison_row*> regressions(const comparison& c, double pct) 
   return out;
 }
 
+std::string gpu_relation(const results_doc& a, const results_doc& b) {
+  const auto& da = a.device;
+  const auto& db = b.device;
+  const bool same_model = da.name == db.name && da.compute_capability() == db.compute_capability() &&
+                          da.sm_count == db.sm_count && da.total_global_mem == db.total_global_mem;
+  if (!same_model)
+    return "different GPU models (" + terminal_safe(da.name) + " vs " + terminal_safe(db.name) +
+           "): a comparison of GPUs, not of builds";
+  if (!da.uuid.empty() && !db.uuid.empty() && da.uuid != db.uuid)
+    return "two boards of one model (" + terminal_safe(da.name) + ", " + terminal_safe(da.uuid) + " vs " +
+           terminal_safe(db.uuid) + "): board-to-board spread is part of every ratio";
+  return "the same GPU (" + terminal_safe(da.name) + ")";
+}
+
 void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
   // Names and commands come from files: never let them drive the terminal.
   out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command), terminal_safe(a.device.name),
@@ -95,14 +123,24 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
                      terminal_safe(b.commit), terminal_safe(b.created_utc));
   std::size_t w0 = 4, w1 = 4;
   for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
-  out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median", "B median",
-                     "B/A time", "noise", "verdict");
-  for (const auto& r : c.rows)
-    out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>7.3f}x  {:>5.1f}%  {}\n", r.id, w0, r.axes_label, w1,
-                       format_seconds(r.median_a), format_seconds(r.median_b), r.ratio, 100 * r.threshold, to_string(r.v));
-  out << fmt::format("{} compared: {} faster, {} slower, {} same within the noise; {} only in A, {} only in B\n",
+  out << "GPUs: " << gpu_relation(a, b) << '\n';
+  out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
+                     "B median", "B/A time", "p", "effect", "verdict");
+  std::size_t unconverged = 0;
+  for (const auto& r : c.rows) {
+    unconverged += r.unconverged;
+    out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label, w1,
+                       format_seconds(r.median_a), format_seconds(r.median_b), r.ratio,
+                       std::isnan(r.p) ? std::string("medians") : fmt::format("{:.1e}", r.p), 100 * r.threshold,
+                       to_string(r.v), r.unconverged ? " ~" : "");
+  }
+  out << fmt::format("{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and the rank test); "
+                     "{} only in A, {} only in B\n",
                      c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same), c.only_a,
                      c.only_b);
+  if (unconverged > 0)
+    out << fmt::format("~ {} row(s) where A or B did not meet its run's stopping rule: read those verdicts with care\n",
+                       unconverged);
   if (c.excluded_a + c.excluded_b > 0)
     out << fmt::format("not compared: {} timed row(s) of A and {} of B that did not pass their check\n", c.excluded_a,
                        c.excluded_b);

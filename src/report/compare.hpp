@@ -16,8 +16,19 @@ struct comparison_row {
   std::string id, axes_label;
   double median_a = 0, median_b = 0;
   double ratio = 0;      // median_b / median_a: below 1, B is faster
-  double threshold = 0;  // |ratio - 1| within this is noise
+  double threshold = 0;  // the least |ratio - 1| that can be a verdict
+  /// Mann-Whitney U over both rows' samples: how likely rank sums this far apart are when
+  /// both came from one distribution. NaN when a row kept no samples (judged on medians).
+  double p = 0;
+  bool unconverged = false;  // a side did not meet its run's stopping rule
   verdict v = verdict::same;
+};
+
+struct compare_options {
+  /// A verdict needs the medians this far apart (a fraction) ...
+  double min_effect = 0.03;
+  /// ... and, where both rows kept their samples, a rank test this sure (two-sided p below).
+  double alpha = 0.001;
 };
 
 struct comparison {
@@ -27,9 +38,16 @@ struct comparison {
   std::size_t count(verdict v) const;
 };
 
-/// Matches timed rows by suite, case and axes. Same within the noise when |ratio - 1| <=
-/// max(1%, 2 x sqrt(noise_a^2 + noise_b^2)). Throws usage_error when no case is in both.
-comparison compare(const results_doc& a, const results_doc& b);
+/// Matches timed rows by suite, case and axes. "faster" or "slower" needs both an effect of at
+/// least opt.min_effect between the medians and, where both rows kept their samples, a
+/// Mann-Whitney U test with p < opt.alpha (rows without samples, from older files: an effect
+/// beyond max(min_effect, 2 x sqrt(noise_a^2 + noise_b^2))). Everything else is "same".
+/// Throws usage_error when no case is in both.
+comparison compare(const results_doc& a, const results_doc& b, const compare_options& opt = {});
+
+/// How A's and B's GPUs relate: "the same GPU", "two boards of one model (...)", "different
+/// GPU models (... vs ...)".
+std::string gpu_relation(const results_doc& a, const results_doc& b);
 
 /// Rows of B slower than A by more than `pct` percent (and beyond the noise).
 std::vector<const comparison_row*> regressions(const comparison& c, double pct);

@@ -25,6 +25,7 @@ const registry& builtin_registry() {
     suites::register_cache_control(r);
     suites::register_registers(r);
     suites::register_atomics(r);
+    suites::register_selftest(r);
     return r;
   }();
   return reg;

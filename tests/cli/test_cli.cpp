@@ -8,6 +8,10 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -25,8 +29,8 @@ std::string exe() {
   return env && *env ? env : MEMSCOPE_EXE;
 }
 
-outcome run(const std::string& args) {
-  const std::string cmd = exe() + " " + args + " 2>&1";
+outcome run(const std::string& args, const std::string& env = {}) {
+  const std::string cmd = env + exe() + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, "popen failed"};
   std::string out;
@@ -199,7 +203,7 @@ TEST(Cli, CompareVerdictsAndRegressionGate) {
              slow = temp_results("slow.json", 1.25e-3);
   const auto r1 = run("compare " + a + " " + same + " --fail-on-regression 5");
   EXPECT_EQ(r1.code, 0) << r1.out;
-  EXPECT_NE(r1.out.find("1 same within the noise"), std::string::npos) << r1.out;
+  EXPECT_NE(r1.out.find("1 same ("), std::string::npos) << r1.out;
   const auto r2 = run("compare " + a + " " + slow + " --fail-on-regression 5");
   EXPECT_EQ(r2.code, memscope::exit_check_failed) << r2.out;
   EXPECT_NE(r2.out.find("slower"), std::string::npos) << r2.out;
@@ -291,4 +295,90 @@ TEST(Cli, ArgumentsMeanWhatTheySay) {
   EXPECT_TRUE(r.code == 0 || r.code == memscope::exit_no_device) << r.out;
   expect_one_line_error("compare " + temp_results("a1.json", 1e-3) + " " + temp_results("b1.json", 1e-3) +
                             " --fail-on-regression nan", memscope::exit_usage, "fail-on-regression");
+}
+
+TEST(Cli, StoppingRuleAndJournalBadInput) {
+  using memscope::exit_usage;
+  expect_one_line_error("run bandwidth --min-samples 0", exit_usage, "--min-samples must be at least 1");
+  expect_one_line_error("run bandwidth --min-samples 20 --max-samples 10", exit_usage, "below --min-samples");
+  expect_one_line_error("run bandwidth --max-noise 0", exit_usage, "--max-noise");
+  expect_one_line_error("run bandwidth --max-noise -1", exit_usage, "--max-noise");
+  expect_one_line_error("run bandwidth --timeout 0", exit_usage, "--timeout");
+  expect_one_line_error("run bandwidth --min-time 5 --timeout 1", exit_usage, "exceeds --timeout");
+  expect_one_line_error("run bandwidth --throttle-threshold 2", exit_usage, "--throttle-threshold");
+  expect_one_line_error("run bandwidth --run-once --min-samples 5", exit_usage, "--run-once");
+  expect_one_line_error("run bandwidth --run-once --cold", exit_usage, "contradict");
+  // An output directory that cannot exist is bad input, found before anything runs.
+  expect_one_line_error("run bandwidth --json /proc/memscope/x.json", exit_usage, "cannot write");
+  expect_one_line_error("run bandwidth --csv /dev/null/x.csv", exit_usage, "cannot write");
+  // Journals given to --resume: missing, foreign, truncated; nothing is overwritten.
+  const std::string dir = ::testing::TempDir();
+  expect_one_line_error("run --resume " + dir + "no-such.journal", exit_usage, "cannot open journal");
+  const std::string foreign = temp_results("foreign.json", 1e-3);
+  const std::string before = [&] {
+    std::ifstream in(foreign);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }();
+  expect_one_line_error("run --resume " + foreign, exit_usage, "not a memscope journal");
+  std::ifstream again(foreign);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>()), before);
+  const std::string cut = dir + "cut.journal";
+  std::ofstream(cut) << "{\"format\":\"memscope-journal\",\"version\":1";
+  expect_one_line_error("run --resume " + cut, exit_usage, "cut off");
+  expect_one_line_error("run --resume " + cut + " bandwidth", exit_usage, "give it alone");
+}
+
+TEST(Cli, OutputDirectoriesAreCreatedBeforeTheRun) {
+  const std::string dir = ::testing::TempDir() + "memscope-new-dir-" + std::to_string(::getpid());
+  const auto r = run("run bandwidth/memcpy --quick --quiet --json " + dir + "/sub/out.json");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/sub")) << r.out;
+  if (!has_gpu()) {
+    EXPECT_EQ(r.code, memscope::exit_no_device) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/sub/out.json.journal")) << "no journal before the GPU is found";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, GpuFaultKeepsTheJournalAndResumeFinishesTheRun) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU: the fault is an illegal address on the device";
+  const std::string dir = ::testing::TempDir() + "memscope-fault-" + std::to_string(::getpid());
+  const std::string out = dir + "/fault.json", journal = out + ".journal";
+  const auto first = run("run selftest --quick --quiet --json " + out, "MEMSCOPE_SELFTEST=1 ");
+  EXPECT_EQ(first.code, memscope::exit_runtime) << first.out;
+  EXPECT_NE(first.out.find("selftest/fault"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("--resume " + journal), std::string::npos) << first.out;
+  ASSERT_TRUE(std::filesystem::exists(journal)) << first.out;
+  const auto partial = memscope::load_results(out);
+  EXPECT_FALSE(partial.incomplete.empty());
+  ASSERT_EQ(partial.results.size(), 4u);  // three `before` points, then the fault's error row
+  EXPECT_EQ(partial.results.back().status, memscope::case_status::error);
+
+  const auto resumed = run("run --resume " + journal + " --quiet", "MEMSCOPE_SELFTEST=1 ");
+  EXPECT_EQ(resumed.code, memscope::exit_check_failed) << resumed.out;  // the fault row stays an error
+  const auto whole = memscope::load_results(out);
+  EXPECT_TRUE(whole.incomplete.empty());
+  ASSERT_EQ(whole.results.size(), 6u);
+  ASSERT_EQ(whole.sources.size(), 2u);
+  EXPECT_EQ(whole.results.back().name, "after");
+  EXPECT_EQ(whole.results.back().source, 1u);
+  EXPECT_EQ(whole.results.back().status, memscope::case_status::ok);
+  EXPECT_FALSE(std::filesystem::exists(journal)) << "the default journal goes once the outputs are written";
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, GpuRunRecordsClockAndConvergence) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string out = ::testing::TempDir() + "memscope-clock.json";
+  const auto r = run("run bandwidth/copy --quick --axis bytes=2^24 --axis type=f32 --json " + out);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("SM clock while timing"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("bandwidth/copy: 1 point"), std::string::npos) << "one progress line per case under a pipe\n" << r.out;
+  const auto doc = memscope::load_results(out);
+  ASSERT_EQ(doc.results.size(), 1u);
+  const auto& row = doc.results[0];
+  EXPECT_GT(row.clock_mhz, 100) << "the probe saw the SM clock";
+  EXPECT_LE(row.clock_mhz, 1.1 * doc.device.sm_clock_khz / 1e3);
+  EXPECT_EQ(row.times.size(), row.stats.count);
+  EXPECT_FALSE(row.stop.empty());
+  ASSERT_TRUE(doc.timing.has_value());
 }

@@ -9,6 +9,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+
+#include "harness/stats.hpp"
 
 using namespace memscope;
 
@@ -383,4 +386,57 @@ TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
             std::string::npos) << all;
   EXPECT_NE(all.find("slices rotate between SMs (x = buffer): L2 9000 GB/s (2.2x copy) up to 64.0 MiB; DRAM 4300 GB/s"),
             std::string::npos) << all;
+}
+
+namespace {
+// A row that kept its samples: `n` draws around `median` with relative spread `spread`.
+case_result sampled_row(const std::string& name, double median, double spread, std::uint64_t seed, int n = 40) {
+  auto r = row("s", name, {}, median);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> d(1.0, spread);
+  r.times.clear();
+  for (int i = 0; i < n; ++i) r.times.push_back(median * std::max(0.5, d(rng)));
+  r.stats = summarize(r.times);
+  r.converged = true;
+  r.stop = "converged";
+  return r;
+}
+}  // namespace
+
+TEST(Compare, RankTestAndEffectSizeDecideTogether) {
+  // Same distribution, fresh draws: never a verdict, over many seeds.
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    const auto c = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, seed)}), doc_with({sampled_row("x", 1e-3, 0.02, seed + 1000)}));
+    EXPECT_EQ(c.rows[0].v, report::verdict::same) << "seed " << seed << " p " << c.rows[0].p;
+  }
+  // A 10% shift with 2% noise: slower, and the p-value says how sure.
+  const auto slow = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, 1)}), doc_with({sampled_row("x", 1.1e-3, 0.02, 2)}));
+  EXPECT_EQ(slow.rows[0].v, report::verdict::slower);
+  EXPECT_LT(slow.rows[0].p, 1e-6);
+  // A real 1% shift is below the default effect size: same, however sure the test is.
+  const auto small = report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}));
+  EXPECT_LT(small.rows[0].p, 1e-6);
+  EXPECT_EQ(small.rows[0].v, report::verdict::same);
+  report::compare_options fine;
+  fine.min_effect = 0.005;
+  EXPECT_EQ(report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), fine)
+                .rows[0].v,
+            report::verdict::slower);
+  // A 10% gap between two noisy runs (30% spread, 10 samples): not enough evidence.
+  const auto noisy = report::compare(doc_with({sampled_row("x", 1e-3, 0.3, 1, 10)}), doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}));
+  EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
+  report::compare_options bad;
+  bad.alpha = 0;
+  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}), bad), usage_error);
+}
+
+TEST(Compare, SaysWhichGpusItCompares) {
+  auto a = doc_with({row("s", "x", {}, 1e-3)});
+  auto b = a;
+  EXPECT_NE(report::gpu_relation(a, b).find("the same GPU"), std::string::npos);
+  a.device.uuid = "GPU-a";
+  b.device.uuid = "GPU-b";
+  EXPECT_NE(report::gpu_relation(a, b).find("two boards of one model"), std::string::npos);
+  b.device.name = "NVIDIA A100";
+  EXPECT_NE(report::gpu_relation(a, b).find("different GPU models"), std::string::npos);
 }

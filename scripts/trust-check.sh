@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Evidence for the trust features, on the GPU host with .dev carried (scripts/stage-device.sh):
+#   fault  - a test-only case kills the CUDA context; the journal keeps the rows; --resume ends the run
+#   ncu    - an NVTX range selects one case's launch in Nsight Compute (--run-once)
+#   pair   - two back-to-back runs of the same binary, compared (no verdict may appear)
+#   full   - `memscope run '*'` with the default stopping rule; strict: the same with a strict rule
+# Usage: scripts/trust-check.sh STEP...   Files go to $OUT.
+set -uo pipefail
+out=${OUT:-/tmp/memscope-out}
+mkdir -p "$out"
+m=$PWD/.dev/memscope
+for step in "$@"; do
+  echo "== $step ($(date -u +%H:%M:%S))"
+  case $step in
+    fault)
+      MEMSCOPE_SELFTEST=1 $m run selftest --json "$out/fault/run.json" > "$out/fault-first.txt" 2>&1
+      echo "first process exit $?"; cp "$out/fault/run.json.journal" "$out/fault-journal-after-fault.jsonl"
+      MEMSCOPE_SELFTEST=1 $m run --resume "$out/fault/run.json.journal" > "$out/fault-resume.txt" 2>&1
+      echo "resumed process exit $?"; tail -n 3 "$out/fault-first.txt" "$out/fault-resume.txt" ;;
+    ncu)
+      command -v ncu >/dev/null || { echo "no ncu"; continue; }
+      ncu --clock-control none --nvtx --nvtx-include "regex:bandwidth/copy bytes=2\^24 type=f32/" \
+        $m run bandwidth/copy --axis bytes=2^24 --axis type=f32,f32x4 --run-once --quiet > "$out/ncu.txt" 2>&1
+      echo "ncu exit $?"; grep -E "==PROF==|Kernel|kernel|Duration" "$out/ncu.txt" | head -20 ;;
+    pair)
+      for r in a b; do
+        /usr/bin/time -f "run $r: %e s" $m run bandwidth reduce stencil --quiet --json "$out/pair-$r.json" > "$out/pair-$r.txt" 2>&1
+        tail -n 6 "$out/pair-$r.txt"
+      done
+      $m compare "$out/pair-a.json" "$out/pair-b.json" > "$out/pair-compare.txt" 2>&1; tail -n 3 "$out/pair-compare.txt" ;;
+    full)
+      /usr/bin/time -f "wall %e s" $m run '*' --json "$out/full-default.json" > "$out/full-default.txt" 2> "$out/full-default.err"
+      tail -n 8 "$out/full-default.txt"; tail -n 2 "$out/full-default.err" ;;
+    strict)
+      /usr/bin/time -f "wall %e s" $m run '*' --max-noise 0.1 --min-samples 30 --min-time 0.05 --timeout 2 \
+        --json "$out/full-strict.json" > "$out/full-strict.txt" 2> "$out/full-strict.err"
+      tail -n 8 "$out/full-strict.txt"; tail -n 2 "$out/full-strict.err" ;;
+    tests)
+      export MEMSCOPE_EXE=$m
+      for t in memscope_gpu_tests memscope_cli_tests memscope_host_tests memscope_rdc_tests; do
+        .dev/$t --gtest_brief=1 > "$out/$t.txt" 2>&1; echo "$t exit $?: $(grep -E '^\[ +(PASSED|FAILED|SKIPPED) +\]' "$out/$t.txt" | tr '\n' ' ')"
+      done ;;
+  esac
+done

@@ -1,0 +1,212 @@
+// The journal, progress lines and the stopping rule: what keeps a run's rows and says how it went.
+#include "harness/journal.hpp"
+#include "harness/progress.hpp"
+#include "harness/text_output.hpp"
+#include "harness/timing_policy.hpp"
+#include "host/test_rows.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+using namespace memscope;
+
+namespace {
+
+std::string temp_path(const std::string& name) { return ::testing::TempDir() + "memscope-journal-" + name; }
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void spit(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+journal_args some_args() {
+  journal_args a;
+  a.patterns = {"bandwidth"};
+  a.axes = {"bytes=2^20"};
+  a.json_path = "out.json";
+  a.timing.min_samples = 17;
+  return a;
+}
+
+results_doc header_doc(double copy_gbps) {
+  results_doc d;
+  d.tool_version = "t";
+  d.commit = "c";
+  d.created_utc = "2026-11-30T00:00:00Z";
+  d.command = "memscope run bandwidth";
+  d.mode = "run";
+  d.device.name = "Test GPU";
+  d.device.sm_count = 4;
+  d.copy_ceiling_gbps = copy_gbps;
+  d.copy_ceiling_bytes = 1 << 20;
+  return d;
+}
+
+case_result sampled(const std::string& name, double t) {
+  auto r = memscope::testing::timed_row("s", name, {{"n", std::int64_t{1}}}, t);
+  r.times = {t, t, t};
+  r.stats = summarize(r.times);
+  r.converged = true;
+  r.stop = stop_converged;
+  r.clock_mhz = r.clock_min_mhz = 1980;
+  r.has_telemetry = true;
+  r.power_w = 400;
+  r.temperature_c = 50;
+  r.clock_limits = {"sw_power_cap"};
+  return r;
+}
+
+}  // namespace
+
+TEST(Journal, KeepsEveryRowAndEveryProcess) {
+  const auto path = temp_path("roundtrip");
+  const results_doc h = header_doc(4000);
+  {
+    journal_writer w(path, some_args(), h.device, "memscope run bandwidth --json out.json");
+    w.segment(h);
+    w.row(sampled("a", 1e-3));
+    w.row(sampled("b", 2e-3));
+  }
+  {
+    journal_writer w(path);  // a resumed process
+    auto h2 = h;
+    h2.copy_ceiling_gbps = 4100;
+    w.segment(h2);
+    w.row(sampled("c", 3e-3));
+  }
+  const auto j = read_journal(path);
+  EXPECT_EQ(j.args.patterns, some_args().patterns);
+  EXPECT_EQ(j.args.axes, some_args().axes);
+  EXPECT_EQ(j.args.timing.min_samples, 17);
+  EXPECT_EQ(j.device.name, "Test GPU");
+  ASSERT_EQ(j.segments.size(), 2u);
+  EXPECT_EQ(j.rows(), 3u);
+  EXPECT_EQ(j.segments[1].copy_gbps, 4100);
+  EXPECT_EQ(j.segments[0].rows[1].times, sampled("b", 2e-3).times);
+  EXPECT_EQ(j.segments[0].rows[0].clock_limits, std::vector<std::string>{"sw_power_cap"});
+  // As a document: two sources, rows tagged with the process that measured them.
+  const auto doc = journal_document(j, h);
+  ASSERT_EQ(doc.sources.size(), 2u);
+  ASSERT_EQ(doc.results.size(), 3u);
+  EXPECT_EQ(doc.results[2].source, 1u);
+  EXPECT_EQ(doc.sources[1].copy_ceiling_gbps, 4100);
+  std::remove(path.c_str());
+}
+
+TEST(Journal, TruncatedForeignOrEditedJournalsAreClearErrors) {
+  const auto path = temp_path("bad");
+  const results_doc h = header_doc(4000);
+  {
+    journal_writer w(path, some_args(), h.device, "memscope run");
+    w.segment(h);
+    w.row(sampled("a", 1e-3));
+  }
+  const std::string good = slurp(path);
+  const auto expect_error = [&](const std::string& text, const std::string& needle) {
+    spit(path, text);
+    try {
+      read_journal(path);
+      ADD_FAILURE() << "accepted: " << needle;
+    } catch (const journal_error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  expect_error(good.substr(0, good.size() - 20), "cut off");           // the last line half-written
+  expect_error("", "empty");
+  expect_error("{\"format\":\"memscope-results\"}\n", "not a memscope journal");
+  expect_error("not json\n", "not valid JSON");
+  expect_error(good + good.substr(good.find("{\"row\"")), "repeats");  // a row twice
+  expect_error(good.substr(0, good.find('\n') + 1) + good.substr(good.find("{\"row\"")), "before any segment");
+  std::string edited = good;
+  edited.replace(edited.find("\"min_samples\":17"), 16, "\"min_samples\":0 ");
+  expect_error(edited, "min_samples");
+  EXPECT_THROW(read_journal(temp_path("missing")), journal_error);
+  std::remove(path.c_str());
+}
+
+TEST(Progress, OneLinePerCaseWhenNotATerminal) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* out = open_memstream(&buf, &len);
+  ASSERT_NE(out, nullptr);
+  {
+    progress_printer p(progress_printer::style::lines, 3, out);
+    p.point("bandwidth/copy", "bytes=2^20");
+    p.point("bandwidth/copy", "bytes=2^21");
+    p.point("reduce/sum", "n=1");
+    p.done();
+    p.done();  // idempotent
+  }
+  std::fclose(out);
+  const std::string text(buf, len);
+  std::free(buf);
+  EXPECT_NE(text.find("bandwidth/copy: 2 points"), std::string::npos) << text;
+  EXPECT_NE(text.find("2/3 points"), std::string::npos) << text;
+  EXPECT_NE(text.find("reduce/sum: 1 point in"), std::string::npos) << text;
+  EXPECT_NE(text.find("3/3 points"), std::string::npos) << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 2);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(progress_printer::clock(65), "1:05");
+  EXPECT_EQ(progress_printer::clock(3 * 3600 + 3), "3:00:03");
+}
+
+TEST(Progress, QuietPrintsNothing) {
+  char* buf = nullptr;
+  std::size_t len = 0;
+  std::FILE* out = open_memstream(&buf, &len);
+  progress_printer p(progress_printer::style::quiet, 1, out);
+  p.point("a/b", "");
+  p.done();
+  std::fclose(out);
+  EXPECT_EQ(len, 0u);
+  std::free(buf);
+}
+
+TEST(TimingPolicy, NonsenseAndContradictionsAreNamed) {
+  EXPECT_EQ(timing_policy::full().problem(), "");
+  EXPECT_EQ(timing_policy::quick().problem(), "");
+  const auto problem = [](auto edit) {
+    auto p = timing_policy::full();
+    edit(p);
+    return p.problem();
+  };
+  EXPECT_NE(problem([](timing_policy& p) { p.min_samples = 0; }).find("--min-samples"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.max_samples = 5; }).find("below --min-samples"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.max_noise = 0; }).find("--max-noise"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.max_noise = std::nan(""); }).find("--max-noise"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.min_time_s = -1; }).find("--min-time"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.timeout_s = 0; }).find("--timeout"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.min_time_s = 2; }).find("exceeds --timeout"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.throttle_threshold = 1.5; }).find("--throttle-threshold"), std::string::npos);
+}
+
+TEST(TimingSummary, CountsUnconvergedAndThrottledPoints) {
+  results_doc d = header_doc(4000);
+  d.device.sm_clock_khz = 1980000;
+  d.timing = timing_policy::full();
+  auto a = sampled("a", 1e-3);
+  auto b = sampled("b", 1e-3);
+  b.converged = false;
+  b.stop = stop_timeout;
+  b.clock_min_mhz = 900;
+  b.clock_throttled = true;
+  d.results = {a, b};
+  const auto s = timing_summary(d);
+  EXPECT_NE(s.find("1 of 2 timed points met the stopping rule"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 timeout"), std::string::npos) << s;
+  EXPECT_NE(s.find("900-1980 MHz"), std::string::npos) << s;
+  EXPECT_NE(s.find("1 point ran below 75%"), std::string::npos) << s;
+  EXPECT_NE(s.find("sw_power_cap"), std::string::npos) << s;
+  std::ostringstream table;
+  print_table(d, table);
+  EXPECT_NE(table.str().find("%~"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("throttled"), std::string::npos) << table.str();
+}
