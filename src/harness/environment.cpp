@@ -43,11 +43,11 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     if (cold_) flush_l2();
     if (held) hold_.engage(s);
     try {
-      clock_.start(s);
+      if (!p.run_once) clock_.start(s);  // run-once: the profiler sees the case's launch alone
       start_.record(s);
       for (int b = 0; b < batch; ++b) launch(s);
       stop_.record(s);
-      clock_.stop(s);
+      if (!p.run_once) clock_.stop(s);
     } catch (...) {
       if (held) hold_.release();  // never leave the stream waiting on a flag nobody will set
       throw;
@@ -57,7 +57,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     if (held && hold_.timed_out())
       throw std::runtime_error("the host blocked for seconds while the stream was held for timing (a launch that waits "
                                "for the GPU must be timed with exec_tag::sync)");
-    return one_sample{stop_.seconds_since(start_) / batch, clock_.read()};
+    return one_sample{stop_.seconds_since(start_) / batch, p.run_once ? std::nullopt : clock_.read()};
   };
 
   timed_samples out;
@@ -94,27 +94,23 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     }
     out.batch = batch;
 
-    const int fixed = compared ? std::max({1, p.compared_samples, p.min_samples}) : 0;
-    const int want = compared ? fixed : p.max_samples;
-    const double cap_s = compared ? std::max(p.compared_cap_s, p.timeout_s) : p.timeout_s;
+    // Compared points take at least compared_samples, so both sides of a ratio rest on alike
+    // evidence; past that floor every point follows the same rule.
+    const int floor_n = compared ? std::max({1, p.compared_samples, p.min_samples}) : p.min_samples;
     const int max_discards = 2 * std::max(p.min_samples, 10);
     const auto t0 = std::chrono::steady_clock::now();
     const auto wall = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    out.stop = compared ? stop_fixed : stop_max_samples;
-    while (static_cast<int>(out.times.size()) < want) {
+    out.stop = stop_max_samples;
+    while (static_cast<int>(out.times.size()) < p.max_samples) {
       const one_sample x = sample(batch);
-      if (throttled(x) && p.resample_throttled && out.throttle_discards < max_discards && wall() < cap_s) {
+      if (throttled(x) && p.resample_throttled && out.throttle_discards < max_discards && wall() < p.timeout_s) {
         ++out.throttle_discards;  // dropped: taken again once the clock has had a moment
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
         continue;
       }
       keep(x);
       const int n = static_cast<int>(out.times.size());
-      if (compared) {
-        if (n >= p.min_samples && wall() > cap_s) break;
-        continue;
-      }
-      if (n >= p.min_samples) {
+      if (n >= floor_n) {
         if (run.rse() <= p.max_noise && run.sum() * batch >= p.min_time_s) {
           out.stop = stop_converged;
           break;
@@ -123,6 +119,9 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
           out.stop = stop_timeout;
           break;
         }
+      } else if (n >= p.min_samples && wall() > std::max(p.compared_cap_s, p.timeout_s)) {
+        out.stop = stop_timeout;  // samples so long that the floor would take too long
+        break;
       }
     }
   }

@@ -22,8 +22,9 @@ struct timing_policy {
   double min_sample_s = 100e-6;
   /// At most this many launches per sample: a held stream must never fill the launch queue.
   int max_batch = 256;
-  /// Points a baseline compares (strategies, sources, kernels) take this many samples (or
-  /// min_samples if larger), whatever their noise, so every side of a ratio is sampled alike ...
+  /// Points a baseline compares (strategies, sources, kernels) take at least this many samples
+  /// (or min_samples if larger) before the rule applies, so both sides of a ratio rest on alike
+  /// evidence ...
   int compared_samples = 40;
   /// ... unless the samples are so long that this many seconds (or timeout_s) pass first.
   double compared_cap_s = 3.0;
@@ -56,7 +57,7 @@ struct timing_policy {
 inline constexpr const char* stop_converged = "converged";
 inline constexpr const char* stop_timeout = "timeout";
 inline constexpr const char* stop_max_samples = "max_samples";
-inline constexpr const char* stop_fixed = "fixed";  // a compared point's fixed sample count
+inline constexpr const char* stop_fixed = "fixed";  // written by early format-4 files only
 inline constexpr const char* stop_run_once = "run_once";
 
 }  // namespace memscope

@@ -9,6 +9,7 @@
 #include "memscope/core/device_buffer.hpp"
 
 #include <chrono>
+#include <string>
 #include <thread>
 
 using namespace memscope;
@@ -71,9 +72,9 @@ TEST(GpuTiming, SamplesExcludeHostWorkBetweenLaunches) {
     MEMSCOPE_CHECK_LAUNCH("set_flag_kernel");
   });
   EXPECT_LT(t.stats.median, 200e-6) << "host time per launch was measured";
-  // Compared points take exactly the policy's sample count.
+  // Compared points take at least the policy's compared sample count.
   const auto c = env.time([&](cudaStream_t q) { set_flag_kernel<<<1, 1, 0, q>>>(flag.data()); }, exec_tag::held, true);
-  EXPECT_EQ(c.stats.count, static_cast<std::size_t>(timing_policy::quick().compared_samples));
+  EXPECT_GE(c.stats.count, static_cast<std::size_t>(timing_policy::quick().compared_samples));
   // Without the hold the host work is on the clock: that is what exec_tag::sync is for.
   const auto unheld = env.time(
       [&](cudaStream_t q) {
@@ -93,4 +94,40 @@ TEST(GpuTiming, ColdRunsEvictWithoutError) {
   });
   EXPECT_EQ(t.batch, 1);  // cold samples are never batched
   EXPECT_GE(t.stats.count, static_cast<std::size_t>(timing_policy::quick().min_samples));
+}
+
+TEST(GpuTiming, StoppingRuleAndClockAreRecorded) {
+  MEMSCOPE_REQUIRE_GPU();
+  const auto dev = query_device_info(0);
+  device_buffer<float> a(1 << 22), b(1 << 22);
+  const auto copy = [&](cudaStream_t q) {
+    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, q));
+  };
+  timing_policy many = timing_policy::quick();
+  many.min_samples = many.max_samples = 33;  // a rule that can only stop at 33
+  run_environment env(dev, many, false);
+  const auto t = env.time(copy);
+  EXPECT_EQ(t.stats.count, 33u);
+  EXPECT_EQ(t.times.size(), 33u);
+  EXPECT_TRUE(std::string(t.stop) == stop_max_samples || std::string(t.stop) == stop_converged) << t.stop;
+  // The probe saw the SM clock, and it is a clock this GPU can run at.
+  EXPECT_GT(t.clock_mhz, 0.2 * dev.sm_clock_khz / 1e3);
+  EXPECT_LT(t.clock_mhz, 1.1 * dev.sm_clock_khz / 1e3);
+  EXPECT_LE(t.clock_min_mhz, t.clock_mhz * 1.0001);
+
+  timing_policy loose = timing_policy::quick();
+  loose.max_noise = 0.5;  // 50%: met as soon as min_samples and min_time are
+  run_environment env2(dev, loose, false);
+  const auto l = env2.time(copy);
+  EXPECT_TRUE(l.converged);
+  EXPECT_STREQ(l.stop, stop_converged);
+
+  timing_policy once = timing_policy::full();
+  once.run_once = true;
+  run_environment env3(dev, once, false);
+  const auto o = env3.time(copy);
+  EXPECT_EQ(o.stats.count, 1u);
+  EXPECT_EQ(o.batch, 1);
+  EXPECT_FALSE(o.converged);
+  EXPECT_STREQ(o.stop, stop_run_once);
 }
