@@ -167,7 +167,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     const cudaError_t sticky = r.status == case_status::error ? cudaDeviceSynchronize() : cudaSuccess;
     if (sticky != cudaSuccess) {
       r.message += std::string(" (the CUDA context is lost: ") + cudaGetErrorName(sticky) + ")";
-      doc.incomplete = "stopped at " + p.def->id() + " " + r.axes_label + ", which left the CUDA context unusable (" +
+      doc.incomplete = "stopped at " + p.def->id() + (r.axes_label.empty() ? "" : " " + r.axes_label) + ", which left the CUDA context unusable (" +
                        cudaGetErrorName(sticky) + "); " + std::to_string(plan.size() - i - 1) + " later point(s) not run";
     }
     finish_row(r, doc.copy_ceiling_gbps);

@@ -4,6 +4,8 @@
 #include "harness/text_output.hpp"
 #include "harness/timing_policy.hpp"
 #include "host/test_rows.hpp"
+#include "harness/registry.hpp"
+#include "report/html_report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -209,4 +211,8 @@ TEST(TimingSummary, CountsUnconvergedAndThrottledPoints) {
   print_table(d, table);
   EXPECT_NE(table.str().find("%~"), std::string::npos) << table.str();
   EXPECT_NE(table.str().find("throttled"), std::string::npos) << table.str();
+  const auto html = report::render_html(d, builtin_registry());
+  EXPECT_NE(html.find("1 of 2 timed points met the stopping rule"), std::string::npos);
+  EXPECT_NE(html.find("~ stopping rule not met (timeout)"), std::string::npos);
+  EXPECT_NE(html.find("throttled: SM clock down to 900 MHz"), std::string::npos);
 }
