@@ -4,7 +4,8 @@
 # the README's test command. MEMSCOPE_FUZZ_RUNS sets the fuzzer's mutants (default here 20000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSCOPE_SANITIZE=ON ${MEMSCOPE_CMAKE_ARGS:-} >/dev/null
+cmake -S . -B build-sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEMSCOPE_SANITIZE=ON ${MEMSCOPE_CMAKE_ARGS:-} \
+  -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null  # host tests run no GPU code: one architecture is enough
 cmake --build build-sanitize -j "$(nproc)" --target memscope_host_tests
 # protect_shadow_gap=0: the CUDA runtime linked into the tests maps memory where ASan's gap would be.
 export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=0

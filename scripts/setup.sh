@@ -24,5 +24,15 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 command -v nvcc >/dev/null || { echo "setup: nvcc (the CUDA toolkit) is required to build memscope" >&2; exit 1; }
 
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release ${MEMSCOPE_CMAKE_ARGS:-}
+# One binary for every GPU nvcc 13.0 can target (Turing to Hopper as machine code, Hopper's PTX
+# for anything newer, JIT-compiled by the driver: Blackwell), unless the caller picks
+# architectures: MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 for a fast build for one GPU.
+# Volta (70) needs a CUDA 12 toolkit.
+all_archs="75-real;80-real;86-real;89-real;90-real;90-virtual"
+archs=()
+case "${MEMSCOPE_CMAKE_ARGS:-}" in
+  *CMAKE_CUDA_ARCHITECTURES*) ;;
+  *) archs=("-DCMAKE_CUDA_ARCHITECTURES=$all_archs") ;;
+esac
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${archs[@]}" ${MEMSCOPE_CMAKE_ARGS:-}
 cmake --build build -j "$(nproc)"
