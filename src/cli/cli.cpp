@@ -305,7 +305,7 @@ int do_resume(const run_flags& given, const std::string& command) {
   prepare_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path}, {path});
 
   const device_info dev = query_device_info(f.device);
-  if (dev.name != jc.device.name || dev.sm_count != jc.device.sm_count || dev.total_global_mem != jc.device.total_global_mem)
+  if (!same_model(dev, jc.device))
     throw usage_error("journal '" + path + "' was measured on " + jc.device.name + "; GPU " + std::to_string(f.device) +
                       " is " + dev.name + ": resume on the same GPU model");
   require_code_for_device(dev);

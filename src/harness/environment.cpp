@@ -60,6 +60,10 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     return one_sample{stop_.seconds_since(start_) / batch, p.run_once ? std::nullopt : clock_.read()};
   };
 
+  // The stopping rule, stated once: enough samples, enough GPU time, a small enough error.
+  const auto meets_rule = [&](int n, double rse, double gpu_s) {
+    return n >= p.min_samples && rse <= p.max_noise && gpu_s >= p.min_time_s;
+  };
   timed_samples out;
   running_stats run;
   sm_clock_probe::reading clock_sum;
@@ -111,7 +115,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
       keep(x);
       const int n = static_cast<int>(out.times.size());
       if (n >= floor_n) {
-        if (run.rse() <= p.max_noise && run.sum() * batch >= p.min_time_s) {
+        if (meets_rule(n, run.rse(), run.sum() * batch)) {
           out.stop = stop_converged;
           break;
         }
@@ -127,8 +131,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
   }
   MEMSCOPE_CUDA_CALL(cudaGetLastError());
   out.stats = summarize(out.times);
-  out.converged = !p.run_once && static_cast<int>(out.times.size()) >= p.min_samples && out.stats.rse <= p.max_noise &&
-                  run.sum() * out.batch >= p.min_time_s;
+  out.converged = !p.run_once && meets_rule(static_cast<int>(out.times.size()), out.stats.rse, run.sum() * out.batch);
   if (clock_sum.ns > 0) {
     out.clock_mhz = clock_sum.mhz();
     out.clock_min_mhz = clock_min > 0 ? clock_min : out.clock_mhz;

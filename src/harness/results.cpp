@@ -549,8 +549,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
     // One model, not necessarily one board: runs lent on different H200s still describe the H200.
-    if (d.device.name != out.device.name || d.device.compute_capability() != out.device.compute_capability() ||
-        d.device.sm_count != out.device.sm_count || d.device.total_global_mem != out.device.total_global_mem)
+    if (!same_model(d.device, out.device))
       throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " + d.device.name +
                           " in " + name(i) + ") cannot be merged into one document: compare them instead");
     if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)

@@ -66,6 +66,8 @@ struct case_result {
   std::size_t source = 0;
 
   std::string id() const { return suite + "/" + name; }
+  /// Timed under a recorded stopping rule that it did not meet (older rows recorded none).
+  bool unconverged() const { return timed && !stop.empty() && !converged; }
   /// The value of an integer axis, if the row has one of that name.
   std::optional<std::int64_t> int_axis(const std::string& axis_name) const;
   /// The value of a string axis, or "" when the row has none of that name.

@@ -12,6 +12,18 @@
 
 namespace memscope {
 
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t a = 0;
+  while (a <= s.size()) {
+    const std::size_t b = s.find('\n', a);
+    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
+    if (b == std::string::npos) break;
+    a = b + 1;
+  }
+  return out;
+}
+
 std::string format_seconds(double s) {
   if (s < 1e-6) return fmt::format("{:.1f} ns", s * 1e9);
   if (s < 1e-3) return fmt::format("{:.2f} us", s * 1e6);
@@ -51,7 +63,7 @@ std::string markdown_cell(const std::string& s) {
 
 namespace {
 
-bool unconverged(const case_result& r) { return r.timed && !r.stop.empty() && !r.converged; }
+bool unconverged(const case_result& r) { return r.unconverged(); }
 
 const char* check_word(const case_result& r) {
   switch (r.status) {
@@ -97,18 +109,6 @@ row_text render(const case_result& r) {
   for (const auto& [k, v] : r.labels) t.note += (t.note.empty() ? "" : "; ") + k + " = " + v;
   t.note = terminal_safe(t.note);
   return t;
-}
-
-std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t a = 0;
-  while (a <= s.size()) {
-    const std::size_t b = s.find('\n', a);
-    out.push_back(s.substr(a, b == std::string::npos ? std::string::npos : b - a));
-    if (b == std::string::npos) break;
-    a = b + 1;
-  }
-  return out;
 }
 
 std::string csv_escape(const std::string& s) {
@@ -160,7 +160,7 @@ std::string timing_summary(const results_doc& doc) {
   for (const auto& r : doc.results) {
     if (!r.timed) continue;
     ++timed;
-    if (r.converged || r.stop.empty()) ++converged;
+    if (!r.unconverged()) ++converged;
     else ++stops[r.stop];
     if (r.clock_mhz > 0) {
       widen(lo, hi, r.clock_min_mhz, clocked == 0);

@@ -9,6 +9,9 @@
 
 namespace memscope {
 
+/// The lines of `s`, split at '\n' (a trailing newline gives a last empty line).
+std::vector<std::string> split_lines(const std::string& s);
+
 /// "812.3 us", "1.204 ms"
 std::string format_seconds(double s);
 

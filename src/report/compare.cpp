@@ -73,7 +73,7 @@ comparison compare(const results_doc& a, const results_doc& b, const compare_opt
     row.median_a = ra.stats.median;
     row.median_b = rb.stats.median;
     row.ratio = rb.stats.median / ra.stats.median;
-    row.unconverged = (!ra.stop.empty() && !ra.converged) || (!rb.stop.empty() && !rb.converged);
+    row.unconverged = ra.unconverged() || rb.unconverged();
     bool differs = false;
     if (ra.times.size() >= 2 && rb.times.size() >= 2) {
       // Judged on every sample of both runs, not on two medians: a run's noise counts.
@@ -105,9 +105,7 @@ std::vector<const comparison_row*> regressions(const comparison& c, double pct) 
 std::string gpu_relation(const results_doc& a, const results_doc& b) {
   const auto& da = a.device;
   const auto& db = b.device;
-  const bool same_model = da.name == db.name && da.compute_capability() == db.compute_capability() &&
-                          da.sm_count == db.sm_count && da.total_global_mem == db.total_global_mem;
-  if (!same_model)
+  if (!same_model(da, db))
     return "different GPU models (" + terminal_safe(da.name) + " vs " + terminal_safe(db.name) +
            "): a comparison of GPUs, not of builds";
   if (!da.uuid.empty() && !db.uuid.empty() && da.uuid != db.uuid)

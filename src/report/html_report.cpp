@@ -64,14 +64,7 @@ std::string device_section(const results_doc& doc) {
   // How the timing went: the stopping rule met or not, the clock range, NVML (runs of format 4).
   if (doc.timing || doc.telemetry_note.size()) {
     o += "<ul class=\"findings\">";
-    std::size_t a = 0;
-    const std::string summary = timing_summary(doc);
-    while (a <= summary.size()) {
-      const std::size_t b = summary.find('\n', a);
-      o += "<li>" + html_escape(summary.substr(a, b == std::string::npos ? std::string::npos : b - a)) + "</li>";
-      if (b == std::string::npos) break;
-      a = b + 1;
-    }
+    for (const auto& line : split_lines(timing_summary(doc))) o += "<li>" + html_escape(line) + "</li>";
     o += "</ul>";
   }
   if (!doc.incomplete.empty()) o += "<p class=\"bad\">Incomplete run: " + html_escape(doc.incomplete) + "</p>";
@@ -88,7 +81,7 @@ std::string table(const std::vector<const case_result*>& rows) {
     for (const auto& [k, v] : r->metrics) metrics += fmt::format("{}{} = {:.4g}", metrics.empty() ? "" : "; ", k, v);
     if (!r->message.empty()) metrics += (metrics.empty() ? "" : "; ") + r->message;
     if (r->status == case_status::fail) metrics += (metrics.empty() ? "" : "; ") + r->verification_detail;
-    if (r->timed && !r->stop.empty() && !r->converged)
+    if (r->unconverged())
       metrics += (metrics.empty() ? "" : "; ") + std::string("~ stopping rule not met (") + r->stop + ")";
     if (r->clock_throttled)
       metrics += (metrics.empty() ? "" : "; ") + fmt::format("throttled: SM clock down to {:.0f} MHz", r->clock_min_mhz);
@@ -96,7 +89,7 @@ std::string table(const std::vector<const case_result*>& rows) {
     o += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"metrics\">{}</td></tr>",
                      cls, html_escape(r->name), html_escape(r->axes_label), r->timed ? std::to_string(r->stats.count) : "-",
                      r->timed ? format_seconds(r->stats.median) : "-", r->timed ? format_seconds(r->stats.min) : "-",
-                     r->timed ? format_seconds(r->stats.max) : "-", r->timed ? fmt::format("{:.1f}%{}", 100 * r->stats.noise, !r->stop.empty() && !r->converged ? "~" : "") : "-",
+                     r->timed ? format_seconds(r->stats.max) : "-", r->timed ? fmt::format("{:.1f}%{}", 100 * r->stats.noise, r->unconverged() ? "~" : "") : "-",
                      bytes ? fmt::format("{:.0f}", r->gbps) : "-", bytes && r->fraction_of_copy > 0 ? fmt::format("{:.3f}x", r->fraction_of_copy) : "-",
                      to_string(r->status), html_escape(metrics));
   }

@@ -134,22 +134,33 @@ TEST(Journal, TruncatedForeignOrEditedJournalsAreClearErrors) {
   std::remove(path.c_str());
 }
 
-TEST(Progress, OneLinePerCaseWhenNotATerminal) {
+namespace {
+/// What a progress printer of `style` writes for `total` points while `drive` uses it.
+template <class Drive>
+std::string progress_text(progress_printer::style style, std::size_t total, Drive&& drive) {
   char* buf = nullptr;
   std::size_t len = 0;
   std::FILE* out = open_memstream(&buf, &len);
-  ASSERT_NE(out, nullptr);
+  if (!out) return "open_memstream failed";
   {
-    progress_printer p(progress_printer::style::lines, 3, out);
+    progress_printer p(style, total, out);
+    drive(p);
+  }
+  std::fclose(out);
+  std::string text(buf, len);
+  std::free(buf);
+  return text;
+}
+}  // namespace
+
+TEST(Progress, OneLinePerCaseWhenNotATerminal) {
+  const std::string text = progress_text(progress_printer::style::lines, 3, [](progress_printer& p) {
     p.point("bandwidth/copy", "bytes=2^20");
     p.point("bandwidth/copy", "bytes=2^21");
     p.point("reduce/sum", "n=1");
     p.done();
     p.done();  // idempotent
-  }
-  std::fclose(out);
-  const std::string text(buf, len);
-  std::free(buf);
+  });
   EXPECT_NE(text.find("bandwidth/copy: 2 points"), std::string::npos) << text;
   EXPECT_NE(text.find("2/3 points"), std::string::npos) << text;
   EXPECT_NE(text.find("reduce/sum: 1 point in"), std::string::npos) << text;
@@ -161,15 +172,11 @@ TEST(Progress, OneLinePerCaseWhenNotATerminal) {
 }
 
 TEST(Progress, QuietPrintsNothing) {
-  char* buf = nullptr;
-  std::size_t len = 0;
-  std::FILE* out = open_memstream(&buf, &len);
-  progress_printer p(progress_printer::style::quiet, 1, out);
-  p.point("a/b", "");
-  p.done();
-  std::fclose(out);
-  EXPECT_EQ(len, 0u);
-  std::free(buf);
+  const std::string text = progress_text(progress_printer::style::quiet, 1, [](progress_printer& p) {
+    p.point("a/b", "");
+    p.done();
+  });
+  EXPECT_EQ(text, "");
 }
 
 TEST(TimingPolicy, NonsenseAndContradictionsAreNamed) {

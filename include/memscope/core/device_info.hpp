@@ -46,6 +46,12 @@ struct device_info {
   int compute_capability() const { return cc_major * 10 + cc_minor; }
 };
 
+/// One GPU model (not necessarily one board): same name, compute capability, SMs and memory.
+inline bool same_model(const device_info& a, const device_info& b) {
+  return a.name == b.name && a.compute_capability() == b.compute_capability() && a.sm_count == b.sm_count &&
+         a.total_global_mem == b.total_global_mem;
+}
+
 /// Formats a CUDA version integer (13000) as "13.0".
 inline std::string format_cuda_version(int v) {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
