@@ -150,3 +150,25 @@ TEST(HistogramPlan, ForcedStrategiesThatCannotRunSayWhy) {
   const auto c8 = hg::plan_histogram(1001, h200(), strategy::cluster_dsmem, 8, always);
   EXPECT_EQ(c8.bins_per_block, 126);  // ceil(1001 / 8)
 }
+
+TEST(HistogramPlan, StatusFormsCarryTheKindCodeAndMessage) {
+  using hg::strategy;
+  hg::plan p;
+  auto s = hg::try_plan_histogram(65536, h200(), strategy::block_smem, 0, always, p);
+  EXPECT_EQ(s.what, memscope::status::kind::unsupported);
+  EXPECT_EQ(s.code, cudaErrorNotSupported);
+  EXPECT_NE(s.message.find("256 KiB"), std::string::npos) << s.message;
+  s = hg::try_plan_histogram(256, h200(), strategy::cluster_dsmem, 3, always, p);
+  EXPECT_EQ(s.what, memscope::status::kind::invalid_argument);
+  EXPECT_EQ(s.code, cudaErrorInvalidValue);
+  s = hg::try_plan_histogram(256, h200(), strategy::automatic, 0, always, p);
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(p.kind, strategy::block_smem);
+  hg::even_bins<int> b;
+  EXPECT_EQ(hg::even_bins<int>::try_make(11, 5, 5, b).code, cudaErrorInvalidValue);
+  // The throwing form raises the type the status names.
+  EXPECT_THROW(memscope::throw_if_error(memscope::status::not_supported("x")), memscope::unsupported);
+  EXPECT_THROW(memscope::throw_if_error(memscope::status::invalid("x")), std::invalid_argument);
+  EXPECT_THROW(memscope::throw_if_error({memscope::status::kind::cuda, cudaErrorMemoryAllocation, "x"}), memscope::cuda_error);
+  EXPECT_NO_THROW(memscope::throw_if_error({}));
+}

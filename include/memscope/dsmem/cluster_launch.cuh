@@ -21,23 +21,33 @@ namespace memscope {
 /// 80 here (its binaryVersion says 90). 0 when the binary holds no code for this device.
 /// Cached per kernel and device.
 template <class Kernel>
-int compiled_arch(Kernel kernel) {
+status try_compiled_arch(Kernel kernel, int& arch) {
   static thread_local std::vector<std::pair<std::pair<const void*, int>, int>> cache;
   int device = 0;
-  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   const std::pair<const void*, int> k{reinterpret_cast<const void*>(kernel), device};
   for (const auto& e : cache)
-    if (e.first == k) return e.second;
+    if (e.first == k) {
+      arch = e.second;
+      return {};
+    }
   cudaFuncAttributes a{};
   const cudaError_t rc = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
-  int arch = a.ptxVersion;
+  arch = a.ptxVersion;
   if (rc == cudaErrorNoKernelImageForDevice || rc == cudaErrorInvalidDeviceFunction) {
     (void)cudaGetLastError();
     arch = 0;
   } else {
-    MEMSCOPE_CUDA_CALL(rc);
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(rc);
   }
   cache.emplace_back(k, arch);
+  return {};
+}
+
+template <class Kernel>
+int compiled_arch(Kernel kernel) {
+  int arch = 0;
+  throw_if_error(try_compiled_arch(kernel, arch));
   return arch;
 }
 
@@ -45,11 +55,20 @@ int compiled_arch(Kernel kernel) {
 /// kernel's code was compiled for sm_90 or newer. Code compiled for an older architecture has
 /// no cluster instructions (memscope's cluster kernels trap there), even on a Hopper GPU.
 template <class Kernel>
+status try_clusters_usable(Kernel kernel, bool& usable) {
+  int device = 0, cluster = 0, arch = 0;
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, device));
+  MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(kernel, arch));
+  usable = cluster != 0 && arch >= 90;
+  return {};
+}
+
+template <class Kernel>
 bool clusters_usable(Kernel kernel) {
-  int device = 0, cluster = 0;
-  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cluster, cudaDevAttrClusterLaunch, device));
-  return cluster != 0 && compiled_arch(kernel) >= 90;
+  bool usable = false;
+  throw_if_error(try_clusters_usable(kernel, usable));
+  return usable;
 }
 
 /// A launch configuration with a cluster of `cluster_size` blocks along x; `attr` must outlive it.
@@ -72,16 +91,17 @@ inline cudaLaunchConfig_t cluster_config(dim3 grid, dim3 block, int cluster_size
 
 /// Lets `kernel` run in clusters above the portable 8 blocks where the GPU allows it.
 template <class Kernel>
-void allow_nonportable_clusters(Kernel kernel, int cluster_size) {
+status try_allow_nonportable_clusters(Kernel kernel, int cluster_size) {
   if (cluster_size > 8)
-    MEMSCOPE_CUDA_CALL(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  return {};
 }
 
 /// How many clusters of `cluster_size` blocks (`block_threads` threads and `smem` bytes of
 /// dynamic shared memory each) the GPU runs at once; 0 when none can be co-scheduled.
 /// Cached per kernel, device and shape: launchers call it inside timed loops.
 template <class Kernel>
-int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std::size_t smem) {
+status try_max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std::size_t smem, int& clusters) {
   struct key {
     const void* kernel;
     int device, threads, cluster;
@@ -92,47 +112,69 @@ int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std:
   };
   static thread_local std::vector<std::pair<key, int>> cache;
   int device = 0;
-  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   const key k{reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem};
   for (const auto& e : cache)
-    if (e.first == k) return e.second;
+    if (e.first == k) {
+      clusters = e.second;
+      return {};
+    }
 
   // The opt-in ceiling, not `smem`: the attribute is per kernel, and a later query for less
   // shared memory must not lower it under a size an earlier query approved for launch.
   int optin = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  clusters = 0;
   if (smem > static_cast<std::size_t>(optin)) {
     cache.emplace_back(k, 0);
-    return 0;
+    return {};
   }
-  prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin));
-  allow_nonportable_clusters(kernel, cluster_size);
+  MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin)));
+  MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
                                                    dim3(static_cast<unsigned>(block_threads)), cluster_size, smem, nullptr, attr);
-  int clusters = 0;
   // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
   if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
     (void)cudaGetLastError();
     clusters = 0;
   }
   cache.emplace_back(k, clusters);
+  return {};
+}
+
+template <class Kernel>
+int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std::size_t smem) {
+  int clusters = 0;
+  throw_if_error(try_max_active_clusters(kernel, block_threads, cluster_size, smem, clusters));
   return clusters;
 }
 
 /// Enqueues kernel<<<grid, block, smem, stream>>> in clusters of `cluster_size` blocks along x
 /// (grid.x must be a multiple). The caller has prepared the kernel (max_active_clusters does).
-/// Throws std::invalid_argument, before anything is enqueued, where clusters_usable(kernel) is
+/// Refuses (invalid argument), before anything is enqueued, where clusters_usable(kernel) is
 /// false: a cluster kernel compiled below sm_90 would trap and lose the context.
+template <class... Params, class... Args>
+status try_launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int cluster_size, std::size_t smem,
+                          cudaStream_t stream, Args&&... args) {
+  bool usable = false;
+  MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(kernel, usable));
+  if (!usable) {
+    int arch = 0;
+    MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(kernel, arch));
+    return status::invalid("a cluster launch needs a GPU with thread-block clusters and code compiled for sm_90 or newer "
+                           "(this kernel's code: sm_" + std::to_string(arch) + ")");
+  }
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t config = cluster_config(grid, block, cluster_size, smem, stream, attr);
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return {};
+}
+
 template <class... Params, class... Args>
 void launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int cluster_size, std::size_t smem,
                     cudaStream_t stream, Args&&... args) {
-  if (!clusters_usable(kernel))
-    throw std::invalid_argument("a cluster launch needs a GPU with thread-block clusters and code compiled for sm_90 or newer (this "
-                                "kernel's code: sm_" + std::to_string(compiled_arch(kernel)) + ")");
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t config = cluster_config(grid, block, cluster_size, smem, stream, attr);
-  MEMSCOPE_CUDA_CALL(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  throw_if_error(try_launch_cluster(kernel, grid, block, cluster_size, smem, stream, std::forward<Args>(args)...));
 }
 
 }  // namespace memscope

@@ -16,7 +16,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace memscope::histogram {
@@ -231,20 +234,35 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// count only where both cluster kernels were compiled for sm_90 or newer (a build for an
 /// older architecture JIT-compiled on Hopper has the device's clusters but not the code).
 template <class SampleT>
-device_limits current_device_limits() {
+status try_current_device_limits(device_limits& d) {
   static thread_local std::vector<std::pair<int, device_limits>> cache;
   int device = 0;
-  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   for (const auto& e : cache)
-    if (e.first == device) return e.second;
-  int optin = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  device_limits d;
+    if (e.first == device) {
+      d = e.second;
+      return {};
+    }
+  int optin = 0, arch_cluster = 0, arch_split = 0;
+  bool usable_cluster = false, usable_split = false;
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(histogram_cluster_kernel<SampleT>, arch_cluster));
+  MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(histogram_split_kernel<SampleT>, arch_split));
+  MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(histogram_cluster_kernel<SampleT>, usable_cluster));
+  MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(histogram_split_kernel<SampleT>, usable_split));
+  d = {};
   d.smem_per_block_optin = static_cast<std::size_t>(optin);
-  d.cluster_code_arch = std::min(compiled_arch(histogram_cluster_kernel<SampleT>), compiled_arch(histogram_split_kernel<SampleT>));
-  d.cluster_launch = clusters_usable(histogram_cluster_kernel<SampleT>) && clusters_usable(histogram_split_kernel<SampleT>);
+  d.cluster_code_arch = std::min(arch_cluster, arch_split);
+  d.cluster_launch = usable_cluster && usable_split;
   d.max_cluster_size = d.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
   cache.emplace_back(device, d);
+  return {};
+}
+
+template <class SampleT>
+device_limits current_device_limits() {
+  device_limits d;
+  throw_if_error(try_current_device_limits<SampleT>(d));
   return d;
 }
 
@@ -255,81 +273,166 @@ struct options {
 
 /// The plan histogram_even would run for these bins on the current device.
 template <class SampleT>
-plan plan_for(int num_bins, const options& opt) {
+status try_plan_for(int num_bins, const options& opt, plan& out) {
+  device_limits dev;
+  MEMSCOPE_RETURN_IF_ERROR(try_current_device_limits<SampleT>(dev));
   // A cluster shape counts as runnable only where both cluster kernels co-schedule it: the
-  // automatic choice may hand it to either.
-  const auto runs = [](int c, std::size_t smem) {
-    return max_active_clusters(histogram_cluster_kernel<SampleT>, policy::block_threads, c, smem) > 0 &&
-           max_active_clusters(histogram_split_kernel<SampleT>, policy::block_threads, c, smem) > 0;
+  // automatic choice may hand it to either. A failed query ends the planning with its error.
+  status query;
+  const auto runs = [&query](int c, std::size_t smem) {
+    int a = 0, b = 0;
+    if (query.ok()) query = try_max_active_clusters(histogram_cluster_kernel<SampleT>, policy::block_threads, c, smem, a);
+    if (query.ok()) query = try_max_active_clusters(histogram_split_kernel<SampleT>, policy::block_threads, c, smem, b);
+    return query.ok() && a > 0 && b > 0;
   };
-  return plan_histogram(num_bins, current_device_limits<SampleT>(), opt.kind, opt.cluster_size, runs);
+  const status planned = try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out);
+  return query.ok() ? planned : query;
 }
 
-/// Enqueues the histogram of d_samples[0, num_samples) into d_histogram[0, num_levels - 1),
-/// which it overwrites (as CUB does). Returns the plan it ran.
 template <class SampleT>
-plan histogram_even(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
-                    SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
-  const auto rule = even_bins<SampleT>::make(num_levels, lower_level, upper_level);
+plan plan_for(int num_bins, const options& opt) {
+  plan p;
+  throw_if_error(try_plan_for<SampleT>(num_bins, opt, p));
+  return p;
+}
+
+/// What a cudaError_t-returning call ran, or why it failed (CUB returns the code alone).
+struct outcome {
+  plan ran;
+  std::string message;  // empty on success
+};
+
+namespace detail {
+
+template <class SampleT>
+status histogram_even_status(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
+                             SampleT upper_level, std::int64_t num_samples, cudaStream_t stream, const options& opt,
+                             plan& p) {
+  even_bins<SampleT> rule;
+  MEMSCOPE_RETURN_IF_ERROR(even_bins<SampleT>::try_make(num_levels, lower_level, upper_level, rule));
   if (num_samples < 0 || num_samples > policy::max_samples)
-    throw std::invalid_argument("histogram of " + std::to_string(num_samples) +
-                                " samples: 0 to 2^32-1 are supported (32-bit counters)");
-  const plan p = plan_for<SampleT>(rule.num_bins, opt);
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(rule.num_bins) * sizeof(std::uint32_t), stream));
-  if (num_samples == 0) return p;
+    return status::invalid("histogram of " + std::to_string(num_samples) +
+                           " samples: 0 to 2^32-1 are supported (32-bit counters)");
+  MEMSCOPE_RETURN_IF_ERROR(try_plan_for<SampleT>(rule.num_bins, opt, p));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(
+      cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(rule.num_bins) * sizeof(std::uint32_t), stream));
+  if (num_samples == 0) return {};
   const auto n = static_cast<std::size_t>(num_samples);
   constexpr int threads = policy::block_threads;
   const std::size_t per_block = std::size_t{threads} * policy::vectors_per_thread * sample_vector<SampleT>::size;
 
   switch (p.kind) {
     case strategy::global_atomics: {
-      const unsigned grid = persistent_grid(histogram_global_kernel<SampleT>, threads, 0, n, per_block);
+      unsigned grid = 1;
+      MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<SampleT>, threads, 0, n, per_block, grid));
       histogram_global_kernel<SampleT><<<grid, threads, 0, stream>>>(d_samples, n, rule, d_histogram);
-      MEMSCOPE_CHECK_LAUNCH("histogram_global_kernel");
-      break;
+      MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_global_kernel");
+      return {};
     }
     case strategy::block_smem: {
-      prepare_dynamic_smem(histogram_block_smem_kernel<SampleT>, p.smem_bytes);
-      const unsigned grid = persistent_grid(histogram_block_smem_kernel<SampleT>, threads, p.smem_bytes, n, per_block);
+      unsigned grid = 1;
+      MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(histogram_block_smem_kernel<SampleT>, p.smem_bytes));
+      MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_block_smem_kernel<SampleT>, threads, p.smem_bytes, n, per_block, grid));
       histogram_block_smem_kernel<SampleT><<<grid, threads, p.smem_bytes, stream>>>(d_samples, n, rule, d_histogram);
-      MEMSCOPE_CHECK_LAUNCH("histogram_block_smem_kernel");
-      break;
+      MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_block_smem_kernel");
+      return {};
     }
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
       const auto kernel = p.kind == strategy::cluster_dsmem ? histogram_cluster_kernel<SampleT> : histogram_split_kernel<SampleT>;
-      const int clusters = max_active_clusters(kernel, threads, p.cluster_size, p.smem_bytes);
+      int clusters = 0;
+      MEMSCOPE_RETURN_IF_ERROR(try_max_active_clusters(kernel, threads, p.cluster_size, p.smem_bytes, clusters));
       // A split cluster walks its samples once per block, so it covers per_block samples a trip.
       const std::size_t per_cluster = p.kind == strategy::cluster_dsmem ? per_block * static_cast<std::size_t>(p.cluster_size) : per_block;
       const std::size_t wanted = ceil_div(n, per_cluster);
       const std::size_t used = std::max<std::size_t>(1, std::min<std::size_t>(wanted, static_cast<std::size_t>(clusters)));
       int log2_cluster = 0;
       while ((1 << log2_cluster) < p.cluster_size) ++log2_cluster;
-      launch_cluster(kernel, dim3(static_cast<unsigned>(used * p.cluster_size)), dim3(threads),
-                     p.cluster_size, p.smem_bytes, stream, d_samples, n, rule, log2_cluster, p.bins_per_block,
-                     d_histogram);
-      break;
+      return try_launch_cluster(kernel, dim3(static_cast<unsigned>(used * p.cluster_size)), dim3(threads), p.cluster_size,
+                                p.smem_bytes, stream, d_samples, n, rule, log2_cluster, p.bins_per_block, d_histogram);
     }
     case strategy::automatic:
-      throw std::logic_error("plan_histogram returned no concrete strategy");
+      break;
   }
+  return status::invalid("plan_histogram returned no concrete strategy");
+}
+
+/// CUB's two-phase protocol: with d_temp_storage == nullptr only temp_storage_bytes is set. The
+/// current strategies need no scratch (the counters live in shared memory or the output), so
+/// the size is 1 byte, kept so code written against CUB's pattern works unchanged.
+template <class SampleT>
+status histogram_even_two_phase(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
+                                std::uint32_t* d_histogram, int num_levels, SampleT lower_level, SampleT upper_level,
+                                std::int64_t num_samples, cudaStream_t stream, const options& opt, plan& p) {
+  if (d_temp_storage == nullptr) {
+    even_bins<SampleT> rule;  // bad levels fail at the query already
+    MEMSCOPE_RETURN_IF_ERROR(even_bins<SampleT>::try_make(num_levels, lower_level, upper_level, rule));
+    temp_storage_bytes = 1;
+    return try_plan_for<SampleT>(num_levels - 1, opt, p);
+  }
+  if (temp_storage_bytes < 1) return status::invalid("histogram_even: temp_storage_bytes smaller than queried");
+  return histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples, stream, opt, p);
+}
+
+inline cudaError_t to_cuda_error(status s, const plan& p, outcome* out) {
+  if (out != nullptr) {
+    out->ran = p;
+    out->message = std::move(s.message);
+  }
+  return s.code;
+}
+
+}  // namespace detail
+
+/// Enqueues the histogram of d_samples[0, num_samples) into d_histogram[0, num_levels - 1),
+/// which it overwrites (as CUB does). Returns the plan it ran. Throws std::invalid_argument
+/// (bad levels or sizes), memscope::unsupported (a forced strategy this GPU or binary cannot
+/// run) or memscope::cuda_error (a CUDA call failed).
+template <class SampleT>
+plan histogram_even(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
+                    SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
+  plan p;
+  throw_if_error(detail::histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples,
+                                               stream, opt, p));
   return p;
 }
 
-/// CUB's two-phase form: with d_temp_storage == nullptr only temp_storage_bytes is set. The
-/// current strategies need no scratch (the counters live in shared memory or the output), so
-/// the size is 1 byte, kept so code written against CUB's pattern works unchanged.
+/// CUB's two-phase form of the above: with d_temp_storage == nullptr only temp_storage_bytes is
+/// set (1 byte: the strategies need no scratch; kept so code written against CUB works).
 template <class SampleT>
 plan histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                     std::uint32_t* d_histogram, int num_levels, SampleT lower_level, SampleT upper_level,
                     std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
-  if (d_temp_storage == nullptr) {
-    (void)even_bins<SampleT>::make(num_levels, lower_level, upper_level);  // bad levels fail at the query already
-    temp_storage_bytes = 1;
-    return plan_for<SampleT>(num_levels - 1, opt);
-  }
-  if (temp_storage_bytes < 1) throw std::invalid_argument("histogram_even: temp_storage_bytes smaller than queried");
-  return histogram_even(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples, stream, opt);
+  plan p;
+  throw_if_error(detail::histogram_even_two_phase(d_temp_storage, temp_storage_bytes, d_samples, d_histogram, num_levels,
+                                                  lower_level, upper_level, num_samples, stream, opt, p));
+  return p;
+}
+
+/// The cudaError_t forms, for code built without exceptions (as CUB's DeviceHistogram): they
+/// never throw. cudaErrorInvalidValue for bad levels or sizes, cudaErrorNotSupported for a
+/// forced strategy this GPU or binary cannot run, else the failing CUDA call's error. `out`,
+/// where given, receives the plan that ran and the message of a failure.
+template <class SampleT>
+cudaError_t try_histogram_even(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
+                               SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr,
+                               options opt = {}, outcome* out = nullptr) {
+  plan p;
+  return detail::to_cuda_error(detail::histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level,
+                                                             num_samples, stream, opt, p),
+                               p, out);
+}
+
+template <class SampleT>
+cudaError_t try_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
+                               std::uint32_t* d_histogram, int num_levels, SampleT lower_level, SampleT upper_level,
+                               std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {},
+                               outcome* out = nullptr) {
+  plan p;
+  return detail::to_cuda_error(detail::histogram_even_two_phase(d_temp_storage, temp_storage_bytes, d_samples, d_histogram,
+                                                                num_levels, lower_level, upper_level, num_samples,
+                                                                stream, opt, p),
+                               p, out);
 }
 
 }  // namespace memscope::histogram

@@ -3,6 +3,7 @@
 // host unit tests share one definition of "which bin", and the strategy choice is tested
 // without a GPU.
 
+#include "memscope/core/cuda_check.hpp"
 #include "memscope/core/host_device.hpp"
 
 #include <cstddef>
@@ -58,10 +59,7 @@ struct device_limits {
 
 /// Thrown when the GPU cannot run the requested strategy (no clusters, too little shared
 /// memory, a cluster that cannot be co-scheduled): a suite skips the point with this reason.
-class unsupported : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using memscope::unsupported;
 
 struct plan {
   strategy kind = strategy::global_atomics;
@@ -82,14 +80,19 @@ inline const char* to_string(strategy s) {
 }
 
 /// Rejects level sets no histogram can use, with a message (CUB returns a bare error code).
-inline void check_levels(int num_levels, double lower, double upper) {
+inline status try_check_levels(int num_levels, double lower, double upper) {
   if (num_levels < 2)
-    throw std::invalid_argument("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
+    return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
   if (num_levels - 1 > policy::max_bins)
-    throw std::invalid_argument(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
+    return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
   if (!(lower < upper))  // also catches NaN levels
-    throw std::invalid_argument("histogram levels need lower < upper; got lower " + std::to_string(lower) +
-                                ", upper " + std::to_string(upper));
+    return status::invalid("histogram levels need lower < upper; got lower " + std::to_string(lower) + ", upper " +
+                           std::to_string(upper));
+  return {};
+}
+
+inline void check_levels(int num_levels, double lower, double upper) {
+  throw_if_error(try_check_levels(num_levels, lower, upper));
 }
 
 namespace detail {
@@ -102,16 +105,20 @@ inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) 
 /// Which strategy runs: `requested` as given (checked against the device), or for `automatic`
 /// the cheapest that fits. `cluster_size` 0 lets the choice pick it. `cluster_runs(c, smem)`
 /// answers whether a cluster of c blocks with that much shared memory each can be co-scheduled
-/// (cudaOccupancyMaxActiveClusters > 0 on a GPU). Throws std::invalid_argument for bad
+/// (cudaOccupancyMaxActiveClusters > 0 on a GPU). Fails with an invalid argument for bad
 /// parameters and `unsupported` for a strategy this device cannot run.
-inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
-                           const std::function<bool(int, std::size_t)>& cluster_runs) {
+inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
+                                 const std::function<bool(int, std::size_t)>& cluster_runs, plan& out) {
   if (num_bins < 1 || num_bins > policy::max_bins)
-    throw std::invalid_argument(std::to_string(num_bins) + " bins: a histogram takes 1 to 2^28 bins");
+    return status::invalid(std::to_string(num_bins) + " bins: a histogram takes 1 to 2^28 bins");
   if (cluster_size != 0 && (cluster_size < 1 || cluster_size > policy::max_cluster_size ||
                             (cluster_size & (cluster_size - 1)) != 0))
-    throw std::invalid_argument("cluster size " + std::to_string(cluster_size) + ": must be 1, 2, 4, 8 or 16");
+    return status::invalid("cluster size " + std::to_string(cluster_size) + ": must be 1, 2, 4, 8 or 16");
   const std::size_t whole = static_cast<std::size_t>(num_bins) * sizeof(std::uint32_t);
+  const auto chose = [&](const plan& p) {
+    out = p;
+    return status{};
+  };
   const auto block_plan = [&] { return plan{strategy::block_smem, 1, static_cast<int>(num_bins), whole}; };
   const auto cluster_plan = [&](int c, strategy kind) {
     return plan{kind, c, static_cast<int>((num_bins + c - 1) / c), detail::cluster_smem(num_bins, c)};
@@ -123,39 +130,39 @@ inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, stra
 
   switch (requested) {
     case strategy::global_atomics:
-      return plan{strategy::global_atomics, 1, 0, 0};
+      return chose(plan{strategy::global_atomics, 1, 0, 0});
     case strategy::block_smem:
       if (whole > dev.smem_per_block_optin)
-        throw unsupported("block_smem needs " + detail::kib(whole) + " of shared memory per block for " +
+        return status::not_supported("block_smem needs " + detail::kib(whole) + " of shared memory per block for " +
                           std::to_string(num_bins) + " bins; this GPU allows " + detail::kib(dev.smem_per_block_optin));
-      return block_plan();
+      return chose(block_plan());
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
       if (!dev.cluster_launch)
-        throw unsupported(dev.cluster_code_arch > 0 && dev.cluster_code_arch < 90
+        return status::not_supported(dev.cluster_code_arch > 0 && dev.cluster_code_arch < 90
                               ? "the histogram's cluster kernels in this binary were compiled for sm_" +
                                     std::to_string(dev.cluster_code_arch) +
                                     ", which has no thread-block clusters: rebuild for sm_90 or newer to use them"
                               : std::string("this GPU has no thread-block clusters (compute capability 9.0 or newer)"));
       if (cluster_size == 0) {
         for (int c = 1; c <= policy::max_cluster_size; c *= 2)
-          if (cluster_fits(c, policy::preferred_smem_per_block)) return cluster_plan(c, requested);
+          if (cluster_fits(c, policy::preferred_smem_per_block)) return chose(cluster_plan(c, requested));
         for (int c = 1; c <= policy::max_cluster_size; c *= 2)
-          if (cluster_fits(c, dev.smem_per_block_optin)) return cluster_plan(c, requested);
-        throw unsupported(std::to_string(num_bins) + " bins do not fit in the shared memory of any cluster this GPU runs");
+          if (cluster_fits(c, dev.smem_per_block_optin)) return chose(cluster_plan(c, requested));
+        return status::not_supported(std::to_string(num_bins) + " bins do not fit in the shared memory of any cluster this GPU runs");
       }
       if (cluster_size > dev.max_cluster_size)
-        throw unsupported("cluster size " + std::to_string(cluster_size) + " exceeds this GPU's maximum of " +
+        return status::not_supported("cluster size " + std::to_string(cluster_size) + " exceeds this GPU's maximum of " +
                           std::to_string(dev.max_cluster_size));
       const std::size_t smem = detail::cluster_smem(num_bins, cluster_size);
       if (smem > dev.smem_per_block_optin)
-        throw unsupported("a cluster of " + std::to_string(cluster_size) + " needs " + detail::kib(smem) +
+        return status::not_supported("a cluster of " + std::to_string(cluster_size) + " needs " + detail::kib(smem) +
                           " of shared memory per block for " + std::to_string(num_bins) + " bins; this GPU allows " +
                           detail::kib(dev.smem_per_block_optin));
       if (!cluster_runs(cluster_size, smem))
-        throw unsupported("a cluster of " + std::to_string(cluster_size) + " blocks with " + detail::kib(smem) +
+        return status::not_supported("a cluster of " + std::to_string(cluster_size) + " blocks with " + detail::kib(smem) +
                           " of shared memory each cannot be co-scheduled on this GPU (cudaOccupancyMaxActiveClusters = 0)");
-      return cluster_plan(cluster_size, requested);
+      return chose(cluster_plan(cluster_size, requested));
     }
     case strategy::automatic:
       break;
@@ -165,11 +172,18 @@ inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, stra
   // split cluster of 2 or 4 blocks (each counts its part of the range, L2 serves the repeated
   // reads); past that, global atomics: with the counters resident in L2 they match split
   // clusters of 8 and beat every DSMEM remote-atomic cluster.
-  if (whole <= dev.smem_per_block_optin) return block_plan();
+  if (whole <= dev.smem_per_block_optin) return chose(block_plan());
   if (dev.cluster_launch)
     for (int c = 2; c <= policy::max_auto_split; c *= 2)
-      if (cluster_fits(c, dev.smem_per_block_optin)) return cluster_plan(c, strategy::cluster_split);
-  return plan{strategy::global_atomics, 1, 0, 0};
+      if (cluster_fits(c, dev.smem_per_block_optin)) return chose(cluster_plan(c, strategy::cluster_split));
+  return chose(plan{strategy::global_atomics, 1, 0, 0});
+}
+
+inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
+                           const std::function<bool(int, std::size_t)>& cluster_runs) {
+  plan p;
+  throw_if_error(try_plan_histogram(num_bins, dev, requested, cluster_size, cluster_runs, p));
+  return p;
 }
 
 namespace detail {
@@ -207,9 +221,8 @@ struct even_bins {
   int num_bins = 0;
   SampleT reciprocal{};  // floating point only
 
-  static even_bins make(int num_levels, SampleT lower_level, SampleT upper_level) {
-    check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level));
-    even_bins b;
+  static status try_make(int num_levels, SampleT lower_level, SampleT upper_level, even_bins& b) {
+    MEMSCOPE_RETURN_IF_ERROR(try_check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level)));
     b.lower = lower_level;
     b.upper = upper_level;
     b.num_bins = num_levels - 1;
@@ -218,10 +231,16 @@ struct even_bins {
       // taken in unsigned arithmetic: upper - lower of two int64 values can overflow int64.
       const auto range = wide(upper_level) - wide(lower_level);
       if (range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(b.num_bins))
-        throw std::invalid_argument("histogram level range times bin count overflows 64-bit arithmetic");
+        return status::invalid("histogram level range times bin count overflows 64-bit arithmetic");
     } else {
       b.reciprocal = static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
     }
+    return {};
+  }
+
+  static even_bins make(int num_levels, SampleT lower_level, SampleT upper_level) {
+    even_bins b;
+    throw_if_error(try_make(num_levels, lower_level, upper_level, b));
     return b;
   }
 

@@ -189,3 +189,48 @@ TEST(HistogramGpu, TwoPhaseApiAndBadInput) {
   EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 70001, 0.0f, 1.0f, 100, nullptr, {hg::strategy::block_smem, 0}),
                hg::unsupported);
 }
+
+TEST(HistogramGpu, CudaErrorFormsMatchTheThrowingOnes) {
+  MEMSCOPE_REQUIRE_GPU();
+  // Every strategy through the non-throwing form: same counts as CUB, or cudaErrorNotSupported
+  // with the reason where the throwing form raises memscope::unsupported.
+  const int bins = 4099;
+  const std::size_t n = 1000003;
+  device_buffer<float> samples(n);
+  hg::make_samples(samples.data(), n, hg::distribution::dirty, memscope::testing::fresh_seed(), nullptr);
+  device_buffer<std::uint32_t> ours(bins), theirs(bins);
+  std::size_t temp_bytes = 0;
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, 0.0f,
+                                                         1.0f, static_cast<std::int64_t>(n)));
+  device_buffer<unsigned char> temp(temp_bytes);
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+                                                         0.0f, 1.0f, static_cast<std::int64_t>(n)));
+  for (const auto& o : all_options()) {
+    ours.poison();
+    hg::outcome why;
+    const cudaError_t rc =
+        hg::try_histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, 1.0f, static_cast<std::int64_t>(n), nullptr, o, &why);
+    if (rc == cudaErrorNotSupported) {
+      EXPECT_FALSE(why.message.empty());
+      expect_unsupported_is_real(o, bins, why.message);
+      continue;
+    }
+    ASSERT_EQ(rc, cudaSuccess) << hg::to_string(o.kind) << ": " << why.message;
+    EXPECT_TRUE(why.message.empty());
+    EXPECT_TRUE(o.kind == hg::strategy::automatic || why.ran.kind == o.kind);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(ours.to_host(), theirs.to_host()) << hg::to_string(o.kind) << " cluster=" << o.cluster_size;
+  }
+  // Bad input: the codes CUB users test for, a message, and nothing enqueued.
+  hg::outcome why;
+  std::size_t bytes = 0;
+  EXPECT_EQ(hg::try_histogram_even<float>(nullptr, bytes, samples.data(), ours.data(), 1, 0.0f, 1.0f, 100, nullptr, {}, &why),
+            cudaErrorInvalidValue);
+  EXPECT_NE(why.message.find("num_levels >= 2"), std::string::npos) << why.message;
+  EXPECT_EQ(hg::try_histogram_even(samples.data(), ours.data(), 11, 0.0f, 1.0f, std::int64_t{-1}), cudaErrorInvalidValue);
+  EXPECT_EQ(hg::try_histogram_even(samples.data(), ours.data(), 70001, 0.0f, 1.0f, std::int64_t{100}, nullptr,
+                                   {hg::strategy::block_smem, 0}, &why),
+            cudaErrorNotSupported);
+  EXPECT_NE(why.message.find("block_smem needs"), std::string::npos) << why.message;
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
