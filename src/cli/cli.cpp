@@ -2,6 +2,7 @@
 
 #include "core/device_query.hpp"
 #include "harness/journal.hpp"
+#include "harness/launcher.hpp"
 #include "harness/output_file.hpp"
 #include "harness/progress.hpp"
 #include "harness/registry.hpp"
@@ -11,6 +12,7 @@
 #include "advise/advisor.hpp"
 #include "report/bundled_profile.hpp"
 #include "report/compare.hpp"
+#include "report/fleet.hpp"
 #include "report/findings.hpp"
 #include "report/html_report.hpp"
 #include "memscope/core/cuda_check.hpp"
@@ -40,6 +42,7 @@ struct run_flags {
   std::vector<std::string> axes;
   bool quick = false, cold = false;
   int device = 0;
+  std::string devices;  // --device as given: "", "2", "0,2", "all"
   std::string json_path, csv_path, markdown_path, report_path;
   // The stopping rule: each overrides the --quick or full default only when given.
   std::optional<int> min_samples, max_samples;
@@ -239,7 +242,7 @@ void announce(const char* what, const device_info& dev, std::size_t points, cons
   std::cerr << '\n';
 }
 
-int do_run(const run_flags& f, bool verify_only, const std::string& command) {
+int do_run_board(const run_flags& f, bool verify_only, const std::string& command, results_doc* measured) {
   const run_request req = request_from(f, verify_only, command);
   const std::string journal = journal_for(f);
 
@@ -257,7 +260,82 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   const results_doc doc = execute_plan(plan, req, dev, journal_hooks(writer, progress));
   progress.done();
   writer.reset();
-  return finish_run(doc, f, journal);
+  const int rc = finish_run(doc, f, journal);
+  if (measured) *measured = doc;
+  return rc;
+}
+
+/// The boards a run measures, and whether their outputs need per-board names: --device as
+/// given; else under a launcher the rank's local GPU (local rank modulo the GPUs it sees);
+/// else GPU 0.
+struct board_plan {
+  std::vector<int> devices;
+  bool per_board_names = false;
+  launcher_rank rank;
+};
+
+board_plan plan_boards(const run_flags& f) {
+  board_plan b;
+  b.rank = detect_launcher();
+  if (!f.devices.empty()) {
+    // Text that is not a list, or names a GPU twice, is wrong on any machine: said first.
+    if (f.devices != "all") (void)parse_device_list(f.devices, 1 << 30);
+    b.devices = parse_device_list(f.devices, require_devices());
+  } else if (b.rank.found()) {
+    b.devices = {b.rank.local_rank % require_devices()};
+  } else {
+    b.devices = {0};
+  }
+  b.per_board_names = b.devices.size() > 1 || b.rank.found();
+  return b;
+}
+
+run_flags for_board(const run_flags& f, int device, const std::string& host) {
+  run_flags g = f;
+  g.device = device;
+  for (auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path})
+    *p = per_board_path(*p, host, device);
+  return g;
+}
+
+int do_run(const run_flags& f, bool verify_only, const std::string& command) {
+  // Bad --device input is a usage error before anything runs; so are bad patterns and axes,
+  // checked here once for every board.
+  (void)plan_run(builtin_registry(), request_from(f, verify_only, command));
+  const board_plan b = plan_boards(f);
+  if (!b.per_board_names) {
+    run_flags g = f;
+    g.device = b.devices.front();
+    return do_run_board(g, verify_only, command, nullptr);
+  }
+  const std::string host = host_name();
+  if (b.rank.found() && !f.quiet)
+    std::cerr << fmt::format("memscope: {} rank {} (local rank {}) of {} on {}: GPU {}\n", b.rank.launcher, b.rank.rank,
+                             b.rank.local_rank, b.rank.size, host, b.devices.front());
+  // Every board's outputs are checked before the first board runs.
+  std::vector<std::string> outs;
+  for (int d : b.devices) {
+    const run_flags g = for_board(f, d, host);
+    for (const auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path}) outs.push_back(*p);
+  }
+  prepare_outputs(outs);
+  int worst = exit_ok;
+  std::vector<results_doc> docs;
+  for (int d : b.devices) {
+    const run_flags g = for_board(f, d, host);
+    if (b.devices.size() > 1) std::cout << fmt::format("\n== GPU {} ==\n", d);
+    results_doc doc;
+    const int rc = do_run_board(g, verify_only, command, &doc);
+    worst = std::max(worst, rc);
+    const bool stopped = !doc.incomplete.empty();
+    docs.push_back(std::move(doc));
+    if (stopped) break;  // the context is lost: later boards would not run in this process
+  }
+  if (docs.size() > 1 && !verify_only) {
+    std::cout << '\n';
+    for (const auto& line : report::fleet_table(docs)) std::cout << line << '\n';
+  }
+  return worst;
 }
 
 int do_resume(const run_flags& given, const std::string& command) {
@@ -282,6 +360,7 @@ int do_resume(const run_flags& given, const std::string& command) {
   f.quick = jc.args.quick;
   f.cold = jc.args.cold;
   f.device = jc.args.device;
+  f.devices = std::to_string(jc.args.device);
   f.json_path = jc.args.json_path;
   f.csv_path = jc.args.csv_path;
   f.markdown_path = jc.args.markdown_path;
@@ -356,9 +435,48 @@ results_doc load_docs(const std::vector<std::string>& paths) {
   return merge(docs);
 }
 
+/// Files from several boards (other GPUs, other hosts): one document per board, in file order.
+std::vector<std::vector<std::string>> files_by_board(const std::vector<std::string>& files, std::vector<results_doc>& first) {
+  std::vector<std::vector<std::string>> groups;
+  std::vector<std::string> keys;
+  for (const auto& p : files) {
+    results_doc d = load_current(p);
+    const std::string key = d.host + "/" + d.device.uuid;
+    const auto at = std::find(keys.begin(), keys.end(), key);
+    if (at == keys.end()) {
+      keys.push_back(key);
+      groups.push_back({p});
+      first.push_back(std::move(d));
+    } else {
+      groups[static_cast<std::size_t>(at - keys.begin())].push_back(p);
+    }
+  }
+  return groups;
+}
+
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
   if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
   check_outputs({html, md}, files);
+  std::vector<results_doc> heads;
+  const auto groups = files.empty() ? std::vector<std::vector<std::string>>{} : files_by_board(files, heads);
+  if (groups.size() > 1) {
+    // The fleet: each board's files merged on their own, then compared board by board. The
+    // HTML report draws the first board; the table covers them all.
+    std::vector<results_doc> boards;
+    for (const auto& g : groups) boards.push_back(load_docs(g));
+    const auto table = report::fleet_table(boards);
+    for (const auto& line : table) std::cout << line << '\n';
+    write_file(html, [&](std::ostream& o) { o << report::render_html(boards.front(), builtin_registry()); });
+    write_file(md, [&](std::ostream& o) {
+      write_markdown(boards.front(), o, finding_lines(boards.front()));
+      o << "\n## Boards\n\n```\n";
+      for (const auto& line : table) o << line << '\n';
+      o << "```\n";
+    });
+    std::cerr << "memscope: report of " << boards.size() << " boards from " << files.size() << " files"
+              << (html.empty() ? "" : " -> " + html + " (the first board)") << (md.empty() ? "" : " -> " + md) << '\n';
+    return exit_ok;
+  }
   const results_doc doc = load_docs(files);
   write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
@@ -458,7 +576,9 @@ int do_advise(const advise_flags& f) {
 
 void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
   cmd->add_option("patterns", f.patterns, "suites or suite/case globs (default: the default suites)");
-  cmd->add_option("--device,-d", f.device, "CUDA device ordinal")->check(CLI::Range(0, 1023));
+  cmd->add_option("--device,-d", f.devices,
+                  "GPUs to measure, one after another: N, N,M,... or all (default 0; under srun/mpirun the rank's "
+                  "local GPU); with several, each board's outputs get .HOST.gpuN in their names");
 }
 
 }  // namespace

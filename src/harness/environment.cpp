@@ -21,7 +21,8 @@ void run_environment::flush_l2() {
   evictor_->evict(stream());
 }
 
-timed_samples run_environment::time(const std::function<void(cudaStream_t)>& launch, exec_tag tag, bool compared) {
+timed_samples run_environment::time(const std::function<void(cudaStream_t)>& launch, exec_tag tag, bool compared,
+                                    const std::function<void(cudaStream_t)>& prepare) {
   const cudaStream_t s = stream();
   const timing_policy& p = policy_;
   // Run-once (for profilers) launches once, unheld and unwarmed: a first launch may load its
@@ -40,6 +41,10 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
   // One sample: `batch` launches between two events, the clock stamped just outside them.
   // Cold samples flush first; held samples enqueue everything while the stream waits.
   const auto sample = [&](int batch) {
+    if (prepare) {
+      prepare(s);
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    }
     if (cold_) flush_l2();
     if (held) hold_.engage(s);
     try {
@@ -86,11 +91,14 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     out.stop = stop_run_once;
   } else {
     // Warm-up: module load, first-touch of pages, clocks ramping.
-    for (int i = 0; i < std::max(1, p.warmup_launches); ++i) launch(s);
+    for (int i = 0; i < std::max(1, p.warmup_launches); ++i) {
+      if (prepare) prepare(s);
+      launch(s);
+    }
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
 
     int batch = 1;
-    if (!cold_) {
+    if (!cold_ && !prepare) {
       const double one = sample(1).seconds;
       // Capped so a held batch never fills the launch queue (the host would block on it).
       if (one < p.min_sample_s)

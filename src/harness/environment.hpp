@@ -44,8 +44,11 @@ class run_environment {
   /// GPU themselves. `compared` points (a baseline compares them with a sibling) take exactly
   /// policy().compared_samples samples, so compared rows are sampled alike. The SM clock is
   /// probed around every sample.
+  /// `prepare`, where given, runs before every launch (warm-up and samples), outside the timed
+  /// span, and makes every sample one launch: state a launch consumes (pages a migration moved,
+  /// caches it filled) is restored each time.
   timed_samples time(const std::function<void(cudaStream_t)>& launch, exec_tag tag = exec_tag::held,
-                     bool compared = false);
+                     bool compared = false, const std::function<void(cudaStream_t)>& prepare = {});
 
   /// Device-to-device cudaMemcpy bandwidth (bytes read + written per second, 1e9), measured
   /// once per run on buffers past L2: the ceiling every row is compared with.

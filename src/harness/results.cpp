@@ -477,6 +477,8 @@ json to_json(const results_doc& doc) {
   };
   if (doc.timing) j["timing"] = to_json(*doc.timing);
   if (!doc.telemetry_note.empty()) j["telemetry_note"] = doc.telemetry_note;
+  if (!doc.host.empty()) j["host"] = doc.host;
+  if (doc.rank >= 0) j["rank"] = doc.rank;
   if (!doc.incomplete.empty()) j["incomplete"] = doc.incomplete;
   return j;
 }
@@ -518,6 +520,8 @@ results_doc results_from_json(const json& j, const std::string& where) {
     doc.timing = timing_from_json(c, j.at("timing"), "$.timing");
   }
   if (j.contains("telemetry_note")) doc.telemetry_note = c.str(j, "$", "telemetry_note");
+  if (j.contains("host")) doc.host = c.str(j, "$", "host");
+  if (j.contains("rank")) doc.rank = static_cast<int>(c.integer(j, "$", "rank", 0, 1 << 30));
   if (j.contains("incomplete")) doc.incomplete = c.str(j, "$", "incomplete");
   const auto& results = c.field(j, "$", "results");
   if (!results.is_array()) c.fail("$.results", "must be a list of rows");

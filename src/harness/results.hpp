@@ -99,6 +99,10 @@ struct results_doc {
   std::optional<timing_policy> timing;
   /// What the run could say about the GPU's management library ("" when not recorded).
   std::string telemetry_note;
+  /// The machine the run measured on (its host name; "" in files written before it was recorded).
+  std::string host;
+  /// The launcher's rank of the process that wrote it (srun, mpirun); -1 outside a launcher.
+  int rank = -1;
   /// Non-empty when the run stopped before its last point: why (the case that lost the CUDA
   /// context). Such a document holds every row measured until then.
   std::string incomplete;

@@ -1,5 +1,7 @@
 #include "harness/runner.hpp"
 
+#include "harness/launcher.hpp"
+
 #include "harness/environment.hpp"
 #include "harness/text_output.hpp"
 #include "present/rows.hpp"
@@ -123,6 +125,8 @@ results_doc new_results_doc(const run_request& req, const device_info& dev) {
   doc.quick = req.set == axis_set::quick;
   doc.cold = req.cold;
   doc.device = dev;
+  doc.host = host_name();
+  doc.rank = detect_launcher().rank;
   if (!req.verify_only) doc.timing = req.timing;
   return doc;
 }

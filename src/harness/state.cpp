@@ -56,14 +56,17 @@ void case_state::check(const verify_result& r) {
 
 void case_state::skip(const std::string& reason) { throw case_skipped{reason}; }
 
-void case_state::exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag) {
+void case_state::exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag) { exec(launch, {}, tag); }
+
+void case_state::exec(const std::function<void(cudaStream_t)>& launch, const std::function<void(cudaStream_t)>& prepare,
+                      exec_tag tag) {
   if (verify_only_ || result_.verification == verification_status::failed) return;
   // Named for profilers: `nsys` shows the range, `ncu --nvtx --nvtx-include` selects it.
   const std::string range = def_.id() + " " + result_.axes_label;
   nvtxRangePushA(range.c_str());
   timed_samples t;
   try {
-    t = env_.time(launch, tag, !def_.baselines.empty());
+    t = env_.time(launch, tag, !def_.baselines.empty(), prepare);
   } catch (...) {
     nvtxRangePop();
     throw;

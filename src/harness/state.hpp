@@ -59,6 +59,10 @@ class case_state {
   /// A no-op in verify mode, and for a point whose verification failed: a wrong answer gets
   /// no figure.
   void exec(const std::function<void(cudaStream_t)>& launch, exec_tag tag = exec_tag::held);
+  /// As exec, with `prepare` run before every launch, untimed (pages moved back to the host
+  /// before a migration is timed, say); each sample is then one launch.
+  void exec(const std::function<void(cudaStream_t)>& launch, const std::function<void(cudaStream_t)>& prepare,
+            exec_tag tag = exec_tag::held);
 
   case_result& result() { return result_; }
 

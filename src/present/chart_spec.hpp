@@ -82,6 +82,19 @@ inline chart_spec gbps_bars(std::string title, row_label label, row_pred peer, s
   return c;
 }
 
+/// Bars of one case's GB/s over a link (PCIe, NVLink, page migration) at its largest `bytes`:
+/// no DRAM copy ceiling, which does not bound them.
+inline chart_spec link_bars(std::string title, row_label label, row_pred peer, std::string peer_key, std::string case_name,
+                            std::string y_label) {
+  chart_spec c = gbps_bars(std::move(title), std::move(label), std::move(peer), std::move(peer_key));
+  c.keep = case_is(std::move(case_name));
+  c.fixed_axis = "bytes";
+  c.fixed_is_bytes = true;
+  c.copy_ceiling = false;
+  c.y_label = std::move(y_label);
+  return c;
+}
+
 /// One line per series over an integer axis.
 inline chart_spec line_plot(std::string title, row_label series, const std::string& x_axis, row_value y, std::string x_label,
                             std::string y_label, scale x_scale) {

@@ -25,6 +25,9 @@ const registry& builtin_registry() {
     suites::register_cache_control(r);
     suites::register_registers(r);
     suites::register_atomics(r);
+    suites::register_transfer(r);
+    suites::register_managed(r);
+    suites::register_peer(r);
     suites::register_selftest(r);
     return r;
   }();

@@ -23,6 +23,9 @@ void register_cache_config(registry& reg);
 void register_cache_control(registry& reg);
 void register_registers(registry& reg);
 void register_atomics(registry& reg);
+void register_transfer(registry& reg);
+void register_managed(registry& reg);
+void register_peer(registry& reg);
 /// Only with MEMSCOPE_SELFTEST=1 in the environment.
 void register_selftest(registry& reg);
 }  // namespace suites

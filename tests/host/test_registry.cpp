@@ -63,7 +63,8 @@ TEST(Registry, BuiltinSuitesAreRegistered) {
   // Every suite the README and the docs name, no more and no fewer.
   const std::vector<std::string> want = {"atomics", "bandwidth", "bank_conflicts", "cache_bandwidth", "cache_config",
                                          "cache_control", "coalescing", "constant", "dsmem", "histogram", "latency",
-                                         "readonly", "reduce", "registers", "stencil", "texture", "transform", "transpose"};
+                                         "managed", "peer", "readonly", "reduce", "registers", "stencil", "texture",
+                                         "transfer", "transform", "transpose"};
   auto have = reg.suites();
   std::sort(have.begin(), have.end());
   EXPECT_EQ(have, want);

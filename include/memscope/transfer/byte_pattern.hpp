@@ -1,0 +1,55 @@
+#pragma once
+// The bytes every transfer test moves: byte i of a buffer is a pure function of (seed, i), so
+// host and device fill and check buffers in place, with no reference copy of gigabytes.
+
+#include "memscope/core/host_device.hpp"
+#include "memscope/core/parallel.hpp"
+#include "memscope/core/random.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace memscope::transfer {
+
+/// Four bytes at a time: byte i is byte (i % 4) of word i / 4, little-endian.
+MEMSCOPE_HD std::uint32_t pattern_word(std::uint64_t seed, std::uint64_t word) { return hash_u32(seed, word); }
+MEMSCOPE_HD std::uint8_t pattern_byte(std::uint64_t seed, std::uint64_t i) {
+  return static_cast<std::uint8_t>(pattern_word(seed, i / 4) >> (8 * (i % 4)));
+}
+
+/// Fills host memory with the pattern, over the host's cores.
+inline void fill_pattern_host(void* dst, std::size_t bytes, std::uint64_t seed) {
+  auto* p = static_cast<std::uint8_t*>(dst);
+  parallel_chunks(bytes / 4, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t w = begin; w < end; ++w) {
+      const std::uint32_t v = pattern_word(seed, w);
+      std::memcpy(p + 4 * w, &v, 4);
+    }
+  });
+  for (std::size_t i = bytes / 4 * 4; i < bytes; ++i) p[i] = pattern_byte(seed, i);
+}
+
+/// Bytes of host memory that differ from the pattern; `first` gets the lowest such index.
+inline std::size_t count_pattern_mismatches_host(const void* src, std::size_t bytes, std::uint64_t seed,
+                                                 std::size_t& first) {
+  const auto* p = static_cast<const std::uint8_t*>(src);
+  std::vector<std::size_t> bad(64, 0), first_bad(64, bytes);
+  parallel_chunks(bytes, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i)
+      if (p[i] != pattern_byte(seed, i)) {
+        if (bad[c]++ == 0) first_bad[c] = i;
+      }
+  });
+  std::size_t total = 0;
+  first = bytes;
+  for (std::size_t c = 0; c < bad.size(); ++c) {
+    total += bad[c];
+    if (bad[c] && first_bad[c] < first) first = first_bad[c];
+  }
+  return total;
+}
+
+}  // namespace memscope::transfer

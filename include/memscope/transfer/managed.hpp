@@ -1,0 +1,67 @@
+#pragma once
+// Managed (unified) memory: an owner for cudaMallocManaged, and the locations, prefetches and
+// hints of CUDA 12.2+'s cudaMemLocation API, spelled once.
+
+#include "memscope/core/cuda_check.hpp"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace memscope::transfer {
+
+inline cudaMemLocation gpu_location(int device) {
+  cudaMemLocation l{};
+  l.type = cudaMemLocationTypeDevice;
+  l.id = device;
+  return l;
+}
+
+inline cudaMemLocation host_location() {
+  cudaMemLocation l{};
+  l.type = cudaMemLocationTypeHost;
+  l.id = 0;
+  return l;
+}
+
+inline void prefetch(const void* p, std::size_t bytes, cudaMemLocation to, cudaStream_t stream) {
+  if (bytes) MEMSCOPE_CUDA_CALL(cudaMemPrefetchAsync(p, bytes, to, 0, stream));
+}
+
+inline void advise(const void* p, std::size_t bytes, cudaMemoryAdvise advice, cudaMemLocation where) {
+  if (bytes) MEMSCOPE_CUDA_CALL(cudaMemAdvise(p, bytes, advice, where));
+}
+
+/// Why managed memory cannot be measured on `device` (empty when it can): the prefetches,
+/// hints and GPU page faults need concurrent managed access (Pascal or newer, not Windows).
+inline std::string managed_unsupported(int device) {
+  int managed = 0, concurrent = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, device));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&concurrent, cudaDevAttrConcurrentManagedAccess, device));
+  if (!managed) return "this GPU does not support managed memory";
+  if (!concurrent)
+    return "this system has no concurrent managed access (cudaDevAttrConcurrentManagedAccess = 0): no GPU page faults "
+           "or prefetches to measure";
+  return {};
+}
+
+class managed_buffer {
+ public:
+  explicit managed_buffer(std::size_t bytes) : bytes_(bytes) {
+    if (bytes) MEMSCOPE_CUDA_CALL(cudaMallocManaged(&ptr_, bytes, cudaMemAttachGlobal));
+  }
+  ~managed_buffer() {
+    if (ptr_) MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaFree(ptr_));
+  }
+  managed_buffer(const managed_buffer&) = delete;
+  managed_buffer& operator=(const managed_buffer&) = delete;
+
+  void* data() noexcept { return ptr_; }
+  std::size_t bytes() const noexcept { return bytes_; }
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace memscope::transfer

@@ -1,0 +1,161 @@
+#pragma once
+// Copies and pattern checks run by the SMs on any pointers a kernel can address: device
+// memory, mapped pinned host memory (zero-copy over PCIe or NVLink-C2C), a peer GPU's memory
+// (over NVLink or PCIe). The copy engine's counterpart is cudaMemcpyAsync; the transfer and
+// peer suites time both on the same bytes.
+
+#include "memscope/core/cuda_check.hpp"
+#include "memscope/core/launch.cuh"
+#include "memscope/transfer/byte_pattern.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace memscope::transfer {
+
+struct policy {
+  static constexpr int block_threads = 512;
+  /// 16-byte loads each thread keeps in flight: a remote read (PCIe, NVLink) waits microseconds,
+  /// so the SMs must hold more than a link's bandwidth-delay product (~64 KB per SM here).
+  static constexpr int vectors_per_thread = 8;
+};
+
+namespace detail {
+inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+}  // namespace detail
+
+/// One copy of `bytes` from src to dst.
+struct copy_job {
+  std::uint8_t* dst;
+  const std::uint8_t* src;
+};
+
+/// dst[0, bytes) = src[0, bytes) for each job; blockIdx.y picks the job, so two copies (both
+/// directions of a link) share the GPU in one launch instead of queueing behind each other.
+/// 16 bytes per access where every pointer is 16-byte aligned.
+template <bool Vector>
+__global__ void __launch_bounds__(policy::block_threads)
+    sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
+  const copy_job job = blockIdx.y == 0 ? first : second;
+  std::uint8_t* __restrict__ dst = job.dst;
+  const std::uint8_t* __restrict__ src = job.src;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t done = 0;
+  if constexpr (Vector) {
+    const std::size_t n = bytes / 16;
+    auto* d = reinterpret_cast<uint4*>(dst);
+    const auto* s = reinterpret_cast<const uint4*>(src);
+    constexpr int k = policy::vectors_per_thread;
+    std::size_t i = tid;
+    for (; i + (k - 1) * stride < n; i += k * stride) {
+      uint4 v[k];
+#pragma unroll
+      for (int j = 0; j < k; ++j) v[j] = s[i + j * stride];
+#pragma unroll
+      for (int j = 0; j < k; ++j) d[i + j * stride] = v[j];
+    }
+    for (; i < n; i += stride) d[i] = s[i];
+    done = n * 16;
+  }
+  for (std::size_t i = done + tid; i < bytes; i += stride) dst[i] = src[i];
+}
+
+/// Enqueues SM copies of `bytes` each, one per job (one or two), in one launch; any pointers a
+/// kernel can address (device, mapped host, peer).
+inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  const unsigned jobs = second ? 2 : 1;
+  const copy_job other = second ? *second : first;
+  const bool vector = detail::aligned16(first.dst) && detail::aligned16(first.src) && detail::aligned16(other.dst) &&
+                      detail::aligned16(other.src);
+  const auto kernel = vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
+  const std::size_t units = vector ? bytes / 16 + 1 : bytes;
+  // The GPU's resident blocks are split between the jobs.
+  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * jobs,
+                                        std::size_t{policy::block_threads} * policy::vectors_per_thread);
+  const dim3 grid(std::max(1u, full / jobs), jobs);
+  kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
+  MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
+}
+
+inline void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  sm_copy_jobs({static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src)}, nullptr, bytes, stream);
+}
+
+/// Two copies of `bytes` at once (both directions of a link), sharing the GPU.
+inline void sm_copy_both(void* dst_a, const void* src_a, void* dst_b, const void* src_b, std::size_t bytes,
+                         cudaStream_t stream) {
+  const copy_job b{static_cast<std::uint8_t*>(dst_b), static_cast<const std::uint8_t*>(src_b)};
+  sm_copy_jobs({static_cast<std::uint8_t*>(dst_a), static_cast<const std::uint8_t*>(src_a)}, &b, bytes, stream);
+}
+
+// Word-wise where the buffer is 4-byte aligned (every allocation is): byte-wise stores to
+// mapped host memory would cross the link as partial writes.
+template <int = 0>  // a template: the header may be included by several files of one program
+__global__ void fill_pattern_kernel(std::uint8_t* __restrict__ dst, std::size_t bytes, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool words = (reinterpret_cast<std::uintptr_t>(dst) & 3u) == 0;
+  const std::size_t body = words ? bytes / 4 : 0;
+  for (std::size_t w = tid; w < body; w += stride) reinterpret_cast<std::uint32_t*>(dst)[w] = pattern_word(seed, w);
+  for (std::size_t i = body * 4 + tid; i < bytes; i += stride) dst[i] = pattern_byte(seed, i);
+}
+
+template <int = 0>
+__global__ void count_mismatches_kernel(const std::uint8_t* __restrict__ src, std::size_t bytes, std::uint64_t seed,
+                                        unsigned long long* __restrict__ out) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const bool words = (reinterpret_cast<std::uintptr_t>(src) & 3u) == 0;
+  const std::size_t body = words ? bytes / 4 : 0;
+  unsigned long long bad = 0, first = ~0ull;
+  const auto wrong = [&](std::size_t i) {
+    first = bad == 0 ? i : first;
+    ++bad;
+  };
+  for (std::size_t w = tid; w < body; w += stride) {
+    const std::uint32_t got = reinterpret_cast<const std::uint32_t*>(src)[w], want = pattern_word(seed, w);
+    if (got != want)
+      for (int b = 0; b < 4; ++b)
+        if (((got ^ want) >> (8 * b)) & 0xFFu) wrong(4 * w + b);
+  }
+  for (std::size_t i = body * 4 + tid; i < bytes; i += stride)
+    if (src[i] != pattern_byte(seed, i)) wrong(i);
+  if (bad) {
+    atomicAdd(&out[0], bad);
+    atomicMin(&out[1], first);
+  }
+}
+
+/// Fills any addressable memory with the pattern from the GPU.
+inline void fill_pattern(void* dst, std::size_t bytes, std::uint64_t seed, cudaStream_t stream) {
+  if (bytes == 0) return;
+  const auto kernel = fill_pattern_kernel<>;
+  const unsigned grid = persistent_grid(kernel, 256, 0, bytes / 4 + 1, 256);
+  kernel<<<grid, 256, 0, stream>>>(static_cast<std::uint8_t*>(dst), bytes, seed);
+  MEMSCOPE_CHECK_LAUNCH("fill_pattern_kernel");
+}
+
+/// Bytes of any addressable memory that differ from the pattern, and the first one (bytes when
+/// none): checked by the GPU, so gigabytes cost milliseconds. Synchronises `stream`.
+inline std::pair<std::size_t, std::size_t> count_pattern_mismatches(const void* src, std::size_t bytes, std::uint64_t seed,
+                                                                     cudaStream_t stream) {
+  if (bytes == 0) return {0, 0};
+  unsigned long long* d_out = nullptr;
+  MEMSCOPE_CUDA_CALL(cudaMallocAsync(reinterpret_cast<void**>(&d_out), 2 * sizeof(unsigned long long), stream));
+  const unsigned long long init[2] = {0, ~0ull};
+  unsigned long long got[2] = {0, 0};
+  MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_out, init, sizeof init, cudaMemcpyHostToDevice, stream));
+  const unsigned grid = persistent_grid(count_mismatches_kernel<>, 256, 0, bytes, 256 * 16);
+  count_mismatches_kernel<><<<grid, 256, 0, stream>>>(static_cast<const std::uint8_t*>(src), bytes, seed, d_out);
+  MEMSCOPE_CHECK_LAUNCH("count_mismatches_kernel");
+  MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(got, d_out, sizeof got, cudaMemcpyDeviceToHost, stream));
+  MEMSCOPE_CUDA_CALL(cudaFreeAsync(d_out, stream));
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+  return {static_cast<std::size_t>(got[0]), got[0] ? static_cast<std::size_t>(got[1]) : bytes};
+}
+
+}  // namespace memscope::transfer

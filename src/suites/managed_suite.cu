@@ -1,0 +1,203 @@
+// Suite `managed`: cudaMallocManaged memory reached by the GPU while it lives on the host:
+// page faults, a prefetch, the hints (read-mostly, preferred location, accessed-by), a chunked
+// prefetch pipeline, the migration back to the host, and more managed memory than the GPU
+// has free. Each sample starts from the same place: the pages are moved back before it,
+// untimed. The reference is a pinned cudaMemcpyAsync of the same bytes, in the same run.
+
+#include "harness/state.hpp"
+#include "harness/suite.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/transfer/host_memory.hpp"
+#include "memscope/transfer/managed.hpp"
+#include "memscope/transfer/sm_copy.cuh"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace memscope::suites {
+namespace {
+
+namespace tr = memscope::transfer;
+
+struct managed_policy {
+  /// The chunked pipeline: prefetch chunk k+1 on one stream while a kernel reads chunk k.
+  static constexpr int pipeline_chunks = 16;
+  /// Oversubscription: the device memory left free beside the ballast.
+  static constexpr std::size_t oversubscribe_free = std::size_t{4} << 30;
+};
+
+/// Modes: where the pages are when the timed launch starts, and what it does.
+void access_case(case_state& st) {
+  const int dev = st.device().ordinal;
+  if (const auto why = tr::managed_unsupported(dev); !why.empty()) st.skip(why);
+  const std::string mode = st.get_string("mode");
+  const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  const auto gpu = tr::gpu_location(dev), host = tr::host_location();
+
+  tr::managed_buffer m(mode == "pinned_copy" ? 0 : bytes);
+  tr::host_memory pinned(tr::host_kind::pinned, mode == "pinned_copy" ? bytes : 0);
+  device_buffer<std::uint8_t> d_dst(bytes);
+  // The pattern is written by the CPU: the pages start on the host, as data a program produced.
+  if (mode == "pinned_copy") tr::fill_pattern_host(pinned.data(), bytes, seed);
+  else tr::fill_pattern_host(m.data(), bytes, seed);
+  tr::fill_pattern(d_dst.data(), bytes, ~seed, s);
+
+  if (mode == "read_mostly") tr::advise(m.data(), bytes, cudaMemAdviseSetReadMostly, gpu);
+  if (mode == "preferred_gpu") tr::advise(m.data(), bytes, cudaMemAdviseSetPreferredLocation, gpu);
+  if (mode == "accessed_by") {
+    // The pages stay on the host and the GPU maps them: reads cross the link, nothing migrates.
+    tr::advise(m.data(), bytes, cudaMemAdviseSetPreferredLocation, host);
+    tr::advise(m.data(), bytes, cudaMemAdviseSetAccessedBy, gpu);
+  }
+  const bool to_host = mode == "to_host";
+  cuda_stream copy_stream;
+  std::vector<cuda_event> chunk_ready(managed_policy::pipeline_chunks);
+  const auto launch = [&](cudaStream_t main) {
+    if (mode == "pinned_copy") {
+      if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), pinned.data(), bytes, cudaMemcpyHostToDevice, main));
+    } else if (mode == "prefetch") {
+      tr::prefetch(m.data(), bytes, gpu, main);
+    } else if (mode == "prefetch_pipeline") {
+      // Chunks prefetched on a second stream; each chunk's kernel waits for its prefetch only.
+      const int chunks = managed_policy::pipeline_chunks;
+      const std::size_t chunk = (bytes + chunks - 1) / chunks;
+      chunk_ready[0].record(main);
+      MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy_stream.get(), chunk_ready[0].get(), 0));
+      for (int k = 0; k < chunks; ++k) {
+        const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
+        tr::prefetch(static_cast<char*>(m.data()) + at, n, gpu, copy_stream.get());
+        chunk_ready[k].record(copy_stream.get());
+      }
+      for (int k = 0; k < chunks; ++k) {
+        const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
+        MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, chunk_ready[k].get(), 0));
+        tr::sm_copy(d_dst.data() + at, static_cast<char*>(m.data()) + at, n, main);
+      }
+    } else if (to_host) {
+      tr::prefetch(m.data(), bytes, host, main);
+    } else {  // fault, read_mostly, preferred_gpu, accessed_by: a kernel reads the host's pages
+      tr::sm_copy(d_dst.data(), m.data(), bytes, main);
+    }
+  };
+  // Every launch starts with the pages where a program's data would be: on the host (on the
+  // GPU for the migration back). Read-mostly copies are dropped by the prefetch to the host.
+  const auto prepare = [&](cudaStream_t st_) {
+    if (mode == "pinned_copy") return;
+    // A prefetch to the host keeps the GPU's read-mostly duplicates (measured: the next read
+    // ran at device-memory speed); unsetting the hint collapses them, then it is set again.
+    if (mode == "read_mostly") {
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st_));
+      tr::advise(m.data(), bytes, cudaMemAdviseUnsetReadMostly, gpu);
+    }
+    tr::prefetch(m.data(), bytes, to_host ? gpu : host, st_);
+    if (mode == "read_mostly") {
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st_));
+      tr::advise(m.data(), bytes, cudaMemAdviseSetReadMostly, gpu);
+    }
+  };
+  prepare(s);
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const bool kernel_read = mode != "prefetch" && mode != "to_host";
+  const void* result = kernel_read ? static_cast<const void*>(d_dst.data()) : m.data();
+  const auto bad = tr::count_pattern_mismatches(result, bytes, seed, s);
+  st.check(bad.first == 0 ? verify_result::pass()
+                          : verify_result::fail(fmt::format("{} of {} bytes wrong, first at {}", bad.first, bytes, bad.second)));
+  st.add_bytes_read(bytes);
+  st.exec(launch, prepare);
+}
+
+/// More managed memory than the GPU has free: a ballast allocation leaves `oversubscribe_free`
+/// free, and a kernel reads `fraction` x that much managed memory that starts on the host.
+void oversubscribe_case(case_state& st) {
+  const int dev = st.device().ordinal;
+  if (const auto why = tr::managed_unsupported(dev); !why.empty()) st.skip(why);
+  const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
+  const cudaStream_t s = st.stream();
+  std::size_t free_b = 0, total_b = 0;
+  MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t keep = managed_policy::oversubscribe_free;
+  if (free_b < keep + (std::size_t{1} << 30)) st.skip("less than 5 GiB of device memory free");
+  const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / 4096 * 4096;
+  device_buffer<std::uint8_t> d_dst(std::size_t{64} << 20);
+  device_buffer<std::uint8_t> ballast(free_b - keep - d_dst.bytes());
+  tr::managed_buffer m(bytes);
+  const std::uint64_t seed = st.seed();
+  tr::fill_pattern_host(m.data(), bytes, seed);
+  // The kernel streams the managed buffer through one 64 MiB window of device memory: its own
+  // footprint stays beside the ballast, and what it reads must still be right.
+  const auto launch = [&](cudaStream_t main) {
+    const std::size_t window = d_dst.bytes();
+    for (std::size_t at = 0; at < bytes; at += window)
+      tr::sm_copy(d_dst.data(), static_cast<char*>(m.data()) + at, std::min(window, bytes - at), main);
+  };
+  const auto prepare = [&](cudaStream_t st_) { tr::prefetch(m.data(), bytes, tr::host_location(), st_); };
+  prepare(s);
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  // Where the pages went is the driver's business; what the GPU read must be the pattern.
+  const auto bad = tr::count_pattern_mismatches(m.data(), bytes, seed, s);
+  st.check(bad.first == 0 ? verify_result::pass() : verify_result::fail(fmt::format("{} bytes wrong", bad.first)));
+  st.add_label("free", format_bytes(static_cast<double>(keep)));
+  st.add_bytes_read(bytes);
+  st.exec(launch, prepare);
+}
+
+void managed_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto rows = v.rows(present::where("access"));
+  const auto size = present::largest(rows, "bytes");
+  std::map<std::string, const case_result*> at;
+  for (const auto* r : v.rows(present::where("access", {{"bytes", size}}))) at[r->string_axis("mode")] = r;
+  if (!at.count("pinned_copy")) return;
+  const double ref = at["pinned_copy"]->gbps;
+  std::string line = fmt::format("at {}: pinned cudaMemcpyAsync {:.1f} GB/s", format_bytes(static_cast<double>(size)), ref);
+  for (const char* m : {"prefetch", "prefetch_pipeline", "fault", "preferred_gpu", "read_mostly", "accessed_by", "to_host"})
+    if (at.count(m)) line += fmt::format("; {} {:.1f} GB/s ({:.2f}x)", m, at[m]->gbps, at[m]->gbps / ref);
+  out.push_back(line);
+  std::string over;
+  for (const auto* r : v.rows(present::where("oversubscribe")))
+    over += fmt::format("{}{}% of the free memory: {:.1f} GB/s", over.empty() ? "" : "; ", r->int_axis("percent_of_free").value_or(0),
+                        r->gbps);
+  if (!over.empty()) out.push_back("a kernel reading managed memory that starts on the host, with " +
+                                   (v.rows(present::where("oversubscribe")).front()->labels.count("free")
+                                        ? v.rows(present::where("oversubscribe")).front()->labels.at("free")
+                                        : std::string("?")) +
+                                   " of device memory free: " + over);
+}
+
+}  // namespace
+
+void register_managed(registry& reg) {
+  suite s{reg, "managed", "cudaMallocManaged: faults, prefetch, hints, migration back, oversubscription"};
+  s.add("access", access_case)
+      .summary("managed pages on the host reached by the GPU, against a pinned copy of the same bytes")
+      .axis(axis::strings("mode", {"pinned_copy", "prefetch", "prefetch_pipeline", "fault", "preferred_gpu", "read_mostly",
+                                   "accessed_by", "to_host"},
+                          "pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; 16 prefetched chunks each read by a "
+                          "kernel; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); a kernel "
+                          "reading host-resident pages mapped by accessed-by; the prefetch back to the host"))
+      .axis(axis::pow2("bytes", {20, 24, 28, 30}, "managed bytes")
+                .with_quick({std::int64_t{1} << 26})
+                .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}, std::int64_t{1} << 24}))
+      .baseline("mode", std::string("pinned_copy"), "vs_pinned_copy")
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
+  s.add("oversubscribe", oversubscribe_case)
+      .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
+      .axis(axis::integers("percent_of_free", {50, 150}, "managed bytes as a percentage of the free device memory")
+                .with_verify({std::int64_t{150}}));
+
+  s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}), present::axis_is("mode", "pinned_copy"),
+                             "pinned cudaMemcpyAsync", "access", "GB/s (managed bytes / median time)"))
+      .finding(managed_findings);
+}
+
+}  // namespace memscope::suites

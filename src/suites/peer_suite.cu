@@ -1,0 +1,238 @@
+// Suite `peer`: another GPU's memory. Copies between the run's GPU and a peer by the copy
+// engine (cudaMemcpyPeerAsync) and by an SM kernel dereferencing the peer's memory, reading,
+// writing and both at once, with peer access enabled and (copy engine only) disabled; and the
+// latency of one dependent load from the peer's memory against the GPU's own. With one GPU
+// every point skips, saying so.
+
+#include "harness/state.hpp"
+#include "harness/suite.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/cache/pointer_chase.cuh"
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/stream_fork.hpp"
+#include "memscope/transfer/sm_copy.cuh"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace memscope::suites {
+namespace {
+
+namespace tr = memscope::transfer;
+namespace lt = memscope::latency;
+
+/// Makes `device` current for a scope (allocations and launches there), then restores.
+class on_device {
+ public:
+  explicit on_device(int device) {
+    MEMSCOPE_CUDA_CALL(cudaGetDevice(&previous_));
+    MEMSCOPE_CUDA_CALL(cudaSetDevice(device));
+  }
+  ~on_device() { MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaSetDevice(previous_)); }
+  on_device(const on_device&) = delete;
+  on_device& operator=(const on_device&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+/// The peer of this point: the GPU `peer_offset` ordinals after the run's GPU (wrapping), so
+/// `--device all` with offsets 1..N-1 covers every ordered pair. Skips where there is none.
+int peer_of(case_state& st) {
+  int count = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDeviceCount(&count));
+  const int self = st.device().ordinal;
+  const auto offset = st.get_int("peer_offset");
+  if (count < 2) st.skip("one GPU in this system: no peer to measure");
+  if (offset >= count) st.skip(fmt::format("peer_offset {} needs more than {} GPUs", offset, count));
+  const int peer = static_cast<int>((self + offset) % count);
+  cudaDeviceProp a{}, b{};
+  MEMSCOPE_CUDA_CALL(cudaGetDeviceProperties(&a, self));
+  MEMSCOPE_CUDA_CALL(cudaGetDeviceProperties(&b, peer));
+  st.add_label("peer", fmt::format("GPU {} ({})", peer, b.name));
+  int rank = 0, atomics = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetP2PAttribute(&rank, cudaDevP2PAttrPerformanceRank, self, peer));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, self, peer));
+  st.add_label("p2p", fmt::format("performance rank {}, native atomics {}", rank, atomics ? "yes" : "no"));
+  return peer;
+}
+
+/// Peer access on or off for this point (it is a property of the context, so each point sets
+/// the state it measures). Skips where the pair cannot have it.
+void set_peer_access(case_state& st, int peer, bool enabled) {
+  int can = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&can, st.device().ordinal, peer));
+  if (enabled && !can) st.skip(fmt::format("GPU {} cannot access GPU {}'s memory directly (cudaDeviceCanAccessPeer = 0)",
+                                           st.device().ordinal, peer));
+  const cudaError_t rc = enabled ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
+  if (rc == cudaErrorPeerAccessAlreadyEnabled || rc == cudaErrorPeerAccessNotEnabled) (void)cudaGetLastError();
+  else MEMSCOPE_CUDA_CALL(rc);
+}
+
+void copy_case(case_state& st) {
+  const int peer = peer_of(st);
+  const int self = st.device().ordinal;
+  const bool sm = st.get_string("engine") == "sm_kernel";
+  const bool access = st.get_string("access") == "enabled";
+  const std::string dir = st.get_string("direction");
+  const bool read = dir != "write", write = dir != "read";
+  if (sm && !access) st.skip("an SM kernel reaches another GPU's memory only with peer access enabled");
+  set_peer_access(st, peer, access);
+  const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+
+  device_buffer<std::uint8_t> local_src(write ? bytes : 0), local_dst(read ? bytes : 0), check(write ? bytes : 0);
+  device_buffer<std::uint8_t> peer_src, peer_dst;
+  {
+    on_device there(peer);
+    peer_src = device_buffer<std::uint8_t>(read ? bytes : 0);
+    peer_dst = device_buffer<std::uint8_t>(write ? bytes : 0);
+    tr::fill_pattern(peer_src.data(), peer_src.bytes(), seed, nullptr);
+    tr::fill_pattern(peer_dst.data(), peer_dst.bytes(), ~(seed + 1), nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+  }
+  tr::fill_pattern(local_src.data(), local_src.bytes(), seed + 1, s);
+  tr::fill_pattern(local_dst.data(), local_dst.bytes(), ~seed, s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+
+  stream_fork streams(1);
+  const auto launch = [&](cudaStream_t main) {
+    if (sm && read && write) {  // one launch, its blocks split between the two directions
+      tr::sm_copy_both(local_dst.data(), peer_src.data(), peer_dst.data(), local_src.data(), bytes, main);
+      return;
+    }
+    const auto pull = [&](cudaStream_t q) {
+      if (sm) tr::sm_copy(local_dst.data(), peer_src.data(), bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeerAsync(local_dst.data(), self, peer_src.data(), peer, bytes, q));
+    };
+    const auto push = [&](cudaStream_t q) {
+      if (sm) tr::sm_copy(peer_dst.data(), local_src.data(), bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeerAsync(peer_dst.data(), peer, local_src.data(), self, bytes, q));
+    };
+    if (read && write) streams.run(main, {pull, push});
+    else if (read) pull(main);
+    else push(main);
+    if (!access) {
+      // Without peer access the driver stages the copy through the host, and the stream's
+      // completion does not cover the last stage (measured on two H200s: a check right after
+      // cudaStreamSynchronize found bytes not yet written). Both GPUs are drained before the
+      // stop event, so the figure is the whole copy, host waits included.
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(main));
+      on_device there(peer);
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    }
+  };
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto verdict = [&](const void* p, std::uint64_t sd, const char* what) {
+    const auto bad = tr::count_pattern_mismatches(p, bytes, sd, s);
+    return bad.first == 0 ? verify_result::pass()
+                          : verify_result::fail(fmt::format("{}: {} of {} bytes wrong, first at {}", what, bad.first, bytes, bad.second));
+  };
+  if (read) st.check(verdict(local_dst.data(), seed, "read from the peer"));
+  if (write) {
+    if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeer(check.data(), self, peer_dst.data(), peer, bytes));
+    st.check(verdict(check.data(), seed + 1, "written to the peer"));
+  }
+  st.add_bytes_read(bytes * (read + write));
+  st.exec(launch, access ? exec_tag::held : exec_tag::sync);
+}
+
+/// One thread's dependent loads through a ring in the peer's memory, or in its own.
+void latency_case(case_state& st) {
+  const int peer = peer_of(st);
+  const bool remote = st.get_string("memory") == "peer";
+  if (remote) set_peer_access(st, peer, true);
+  const auto ring_bytes = static_cast<std::uint64_t>(st.get_int("bytes"));
+  const std::uint64_t slots = ring_bytes / (lt::policy::slot_words * 4);
+  constexpr unsigned iters = 4096;
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  device_buffer<std::uint32_t> ring;
+  {
+    on_device there(remote ? peer : st.device().ordinal);
+    ring = device_buffer<std::uint32_t>(slots * lt::policy::slot_words);
+    lt::build_ring(ring.data(), slots, seed, nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+  }
+  device_buffer<unsigned long long> out(3);
+  out.poison(s, 0);
+  const std::uint32_t start = lt::ring_start(slots, seed);
+  const auto launch = [&](cudaStream_t q) {
+    lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, false, out.data(), q);
+  };
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = out.to_host();
+  const std::uint32_t want = lt::ring_position(slots, seed, iters);
+  st.check(h[1] == want ? verify_result::pass()
+                        : verify_result::fail(fmt::format("the chase ended at word {}, not {}", h[1], want)));
+  st.add_metric("cycles_per_load", static_cast<double>(h[0]) / iters);
+  st.add_elements(iters);
+  st.exec(launch);
+  if (st.result().timed) st.add_metric("ns_per_load", st.result().stats.median / iters * 1e9);
+}
+
+axis peer_offset_axis() {
+  return axis::integers("peer_offset", {1}, "the peer is the GPU this many ordinals after the run's (wrapping)")
+      .with_range(1, 1023);
+}
+
+void peer_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto rows = v.rows(present::where("copy"));
+  const auto size = present::largest(rows, "bytes");
+  std::string peer_name;
+  for (const auto* r : rows)
+    if (r->labels.count("peer")) peer_name = r->labels.at("peer") + (r->labels.count("p2p") ? ", " + r->labels.at("p2p") : "");
+  if (!peer_name.empty()) out.push_back("peer: " + peer_name);
+  for (const char* dir : {"read", "write", "both"}) {
+    std::string line;
+    for (const auto* r : v.rows(present::where("copy", {{"direction", std::string(dir)}, {"bytes", size}})))
+      line += fmt::format("{}{} {} {:.0f} GB/s{}", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+                          r->string_axis("access") == "enabled" ? "with peer access" : "without", r->gbps,
+                          r->metric("vs_copy_engine") > 0 && r->string_axis("engine") == "sm_kernel"
+                              ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine")) : "");
+    if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
+  }
+  std::map<std::string, const case_result*> lat;
+  for (const auto* r : v.rows(present::where("latency"))) lat[r->string_axis("memory")] = r;
+  if (lat.count("peer") && lat.count("local"))
+    out.push_back(fmt::format("one dependent load: {:.0f} ns from the peer's memory, {:.0f} ns from its own ({:.1f}x)",
+                              lat["peer"]->metric("ns_per_load"), lat["local"]->metric("ns_per_load"),
+                              lat["peer"]->metric("ns_per_load") / std::max(1e-9, lat["local"]->metric("ns_per_load"))));
+}
+
+}  // namespace
+
+void register_peer(registry& reg) {
+  suite s{reg, "peer", "another GPU's memory: copy engine vs SM kernel, with and without peer access; peer latency"};
+  s.add("copy", copy_case)
+      .summary("bytes between this GPU and a peer")
+      .axis(peer_offset_axis())
+      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyPeerAsync, or a kernel dereferencing peer memory"))
+      .axis(axis::strings("access", {"enabled", "disabled"}, "cudaDeviceEnablePeerAccess, or not (the copy is staged)"))
+      .axis(axis::strings("direction", {"read", "write", "both"}, "peer to this GPU, this GPU to the peer, both at once"))
+      .axis(axis::pow2("bytes", {20, 24, 28, 30}, "bytes per direction")
+                .with_quick({std::int64_t{1} << 26})
+                .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}}))
+      .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 3; });
+  s.add("latency", latency_case)
+      .summary("one thread's dependent loads through a ring in the peer's memory or its own (past every cache)")
+      .axis(peer_offset_axis())
+      .axis(axis::strings("memory", {"local", "peer"}, "the ring in this GPU's memory or the peer's"))
+      .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}));
+
+  s.chart(present::link_bars("Peer copies at {fixed} per direction", present::label_axes({"direction", "engine", "access"}),
+                             present::axis_is("engine", "copy_engine"), "copy engine", "copy",
+                             "GB/s (bytes over the link / median time)"))
+      .finding(peer_findings);
+}
+
+}  // namespace memscope::suites

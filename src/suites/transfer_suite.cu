@@ -1,0 +1,276 @@
+// Suite `transfer`: the data path before the kernel. Host-to-device, device-to-host and both at
+// once, from pageable, pinned, write-combined pinned and registered host memory, by the copy
+// engine (cudaMemcpyAsync) and by an SM kernel reading or writing mapped host memory
+// (zero-copy); and copy/compute overlap. Every figure stands beside the link's theoretical
+// bandwidth per direction, read from sysfs.
+
+#include "harness/state.hpp"
+#include "harness/suite.hpp"
+#include "harness/text_output.hpp"
+#include "present/chart_spec.hpp"
+#include "present/findings.hpp"
+#include "suites/suites.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/core/stream_fork.hpp"
+#include "memscope/transfer/host_link.hpp"
+#include "memscope/transfer/host_memory.hpp"
+#include "memscope/transfer/sm_copy.cuh"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace memscope::suites {
+namespace {
+
+namespace tr = memscope::transfer;
+
+tr::host_link link_of(const device_info& dev) {
+  char bus[32] = {};
+  int shared_tables = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, dev.ordinal));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&shared_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.ordinal));
+  return tr::read_host_link(bus, shared_tables != 0);
+}
+
+/// The link, in a row: the theoretical per-direction figure and what the link is.
+void record_link(case_state& st, const tr::host_link& l, int directions) {
+  st.add_label("link", l.kind);
+  if (l.numa_node >= 0) st.add_label("numa_node", std::to_string(l.numa_node));
+  if (l.per_direction_gbps > 0) st.add_metric("link_gbps", l.per_direction_gbps * directions);
+}
+
+/// Checks one destination: on the GPU where it can address it, else on the host.
+verify_result check_pattern(const void* host_or_device, const void* mapped, std::size_t bytes, std::uint64_t seed,
+                            bool on_host, cudaStream_t s, const char* what) {
+  std::size_t bad = 0, first = 0;
+  if (on_host) {
+    bad = tr::count_pattern_mismatches_host(host_or_device, bytes, seed, first);
+  } else {
+    const auto r = tr::count_pattern_mismatches(mapped ? mapped : host_or_device, bytes, seed, s);
+    bad = r.first;
+    first = r.second;
+  }
+  if (bad == 0) return verify_result::pass();
+  return verify_result::fail(fmt::format("{}: {} of {} bytes wrong, first at {}", what, bad, bytes, first));
+}
+
+/// The copy case: one engine moves `bytes` between host memory of one kind and the GPU.
+void copy_case(case_state& st) {
+  const auto kind = *tr::host_kind_from(st.get_string("memory"));
+  const bool sm = st.get_string("engine") == "sm_kernel";
+  const std::string dir = st.get_string("direction");
+  const bool up = dir != "d2h", down = dir != "h2d";
+  const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  if (sm && !tr::is_mapped(kind))
+    st.skip("pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register it)");
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+
+  tr::host_memory h_src(kind, up ? bytes : 0), h_dst(kind, down ? bytes : 0);
+  device_buffer<std::uint8_t> d_dst(up ? bytes : 0), d_src(down ? bytes : 0);
+  // Host memory the CPU fills (pageable) or the GPU fills through its mapping (write-combined
+  // memory reads back slowly on the CPU); destinations start as the pattern's complement.
+  const auto fill = [&](void* host_ptr, void* mapped, std::size_t n, std::uint64_t sd) {
+    if (mapped) tr::fill_pattern(mapped, n, sd, s);
+    else tr::fill_pattern_host(host_ptr, n, sd);
+  };
+  if (up) {
+    fill(h_src.data(), h_src.device_pointer(), bytes, seed);
+    tr::fill_pattern(d_dst.data(), bytes, ~seed, s);
+  }
+  if (down) {
+    tr::fill_pattern(d_src.data(), bytes, seed + 1, s);
+    fill(h_dst.data(), h_dst.device_pointer(), bytes, ~(seed + 1));
+  }
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+
+  stream_fork streams(1);
+  const auto launch = [&](cudaStream_t main) {
+    // Both directions by the SMs: one launch whose blocks split between the two copies.
+    if (sm && up && down) {
+      tr::sm_copy_both(d_dst.data(), h_src.device_pointer(), h_dst.device_pointer(), d_src.data(), bytes, main);
+      return;
+    }
+    const auto upload = [&](cudaStream_t q) {
+      if (sm) tr::sm_copy(d_dst.data(), h_src.device_pointer(), bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), h_src.data(), bytes, cudaMemcpyHostToDevice, q));
+    };
+    const auto download = [&](cudaStream_t q) {
+      if (sm) tr::sm_copy(h_dst.device_pointer(), d_src.data(), bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_dst.data(), d_src.data(), bytes, cudaMemcpyDeviceToHost, q));
+    };
+    // Both by the copy engines: the download on a second stream, so the two engines overlap.
+    if (up && down) streams.run(main, {upload, download});
+    else if (up) upload(main);
+    else download(main);
+  };
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  if (up) st.check(check_pattern(d_dst.data(), nullptr, bytes, seed, false, s, "host-to-device"));
+  if (down)
+    st.check(check_pattern(h_dst.data(), h_dst.device_pointer(), bytes, seed + 1, !tr::is_mapped(kind), s, "device-to-host"));
+
+  // Bytes over the link: GB/s is the transfer rate a user compares with the link's figure.
+  st.add_bytes_read(bytes * (up + down));
+  record_link(st, link_of(st.device()), up + down);
+  // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
+  st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
+}
+
+/// Overlap: a kernel, an upload and a download of the same size, alone, one after another on
+/// one stream, and on three streams at once.
+struct overlap_policy {
+  static constexpr std::size_t bytes = std::size_t{256} << 20;
+  /// Passes of the device-memory kernel: enough that it is not negligible beside the copies.
+  static constexpr int kernel_passes = 16;
+};
+
+void overlap_case(case_state& st) {
+  const std::string work = st.get_string("work");
+  const std::size_t bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  tr::host_memory h_up(tr::host_kind::pinned, bytes), h_down(tr::host_kind::pinned, bytes);
+  device_buffer<std::uint8_t> d_up(bytes), d_down(bytes), d_work_a(bytes), d_work_b(bytes);
+  tr::fill_pattern(h_up.device_pointer(), bytes, seed, s);
+  tr::fill_pattern(d_down.data(), bytes, seed + 1, s);
+  tr::fill_pattern(d_work_a.data(), bytes, seed + 2, s);
+  tr::fill_pattern(d_up.data(), bytes, ~seed, s);
+  tr::fill_pattern(h_down.device_pointer(), bytes, ~(seed + 1), s);
+  tr::fill_pattern(d_work_b.data(), bytes, ~(seed + 2), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+
+  const bool kernel = work == "kernel" || work == "serial" || work == "overlapped";
+  const bool upload = work == "h2d" || work == "serial" || work == "overlapped";
+  const bool download = work == "d2h" || work == "serial" || work == "overlapped";
+  const bool spread = work == "overlapped";
+  stream_fork streams(2);
+  const auto launch = [&](cudaStream_t main) {
+    const auto up = [&](cudaStream_t q) {
+      MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_up.data(), h_up.data(), bytes, cudaMemcpyHostToDevice, q));
+    };
+    const auto down = [&](cudaStream_t q) {
+      MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_down.data(), d_down.data(), bytes, cudaMemcpyDeviceToHost, q));
+    };
+    const auto compute = [&](cudaStream_t q) {
+      for (int p = 0; p < overlap_policy::kernel_passes; ++p)
+        tr::sm_copy(p % 2 ? d_work_a.data() : d_work_b.data(), p % 2 ? d_work_b.data() : d_work_a.data(), bytes, q);
+    };
+    if (spread) {
+      streams.run(main, {compute, up, down});
+      return;
+    }
+    if (upload) up(main);
+    if (download) down(main);
+    if (kernel) compute(main);
+  };
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  if (upload) st.check(check_pattern(d_up.data(), nullptr, bytes, seed, false, s, "upload"));
+  if (download) st.check(check_pattern(h_down.data(), h_down.device_pointer(), bytes, seed + 1, false, s, "download"));
+  // An even number of passes ends with the copy back into d_work_b from a.
+  if (kernel) st.check(check_pattern(d_work_b.data(), nullptr, bytes, seed + 2, false, s, "kernel"));
+  st.add_label("kernel", fmt::format("{} device copies of {}", overlap_policy::kernel_passes, format_bytes(static_cast<double>(bytes))));
+  st.add_bytes_read(bytes * (upload + download));
+  st.exec(launch);
+}
+
+std::string gbs(double v) { return fmt::format("{:.1f} GB/s", v); }
+
+/// Best figure per (engine, memory, direction) at the largest size, against the link; the SM
+/// kernel against the copy engine; small-copy latency; overlap.
+void transfer_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto copies = v.rows(present::where("copy"));
+  const auto size = present::largest(copies, "bytes");
+  std::string link_kind;
+  double link = 0;
+  for (const auto* r : copies)
+    if (r->labels.count("link")) {
+      link_kind = r->labels.at("link");
+      if (r->string_axis("direction") != "both") link = r->metric("link_gbps");
+    }
+  if (!link_kind.empty())
+    out.push_back(link > 0 ? fmt::format("link: {}, {} per direction in theory", link_kind, gbs(link))
+                           : fmt::format("link: {}", link_kind));
+  for (const char* dir : {"h2d", "d2h", "both"}) {
+    std::string line;
+    for (const char* mem : {"pageable", "pinned", "write_combined", "registered"}) {
+      const auto rows = v.rows(present::where("copy", {{"direction", std::string(dir)}, {"memory", std::string(mem)},
+                                                      {"bytes", size}}));
+      for (const auto* r : rows) {
+        line += fmt::format("{}{} {} {}", line.empty() ? "" : "; ", mem, r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+                            gbs(r->gbps));
+        if (r->metric("link_gbps") > 0) line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric("link_gbps"));
+      }
+    }
+    if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
+  }
+  const auto sm_rows = v.rows(present::where("copy", {{"engine", std::string("sm_kernel")}, {"bytes", size}}));
+  const auto* worst = present::worst_by(sm_rows, present::metric_of("vs_copy_engine"));
+  const auto* best = present::best_by(sm_rows, present::metric_of("vs_copy_engine"));
+  if (worst && best)
+    out.push_back(fmt::format("the SM kernel on mapped host memory at {}: {:.3f}x to {:.3f}x the copy engine (lowest: {} {})",
+                              format_bytes(static_cast<double>(size)), worst->metric("vs_copy_engine"),
+                              best->metric("vs_copy_engine"), worst->string_axis("memory"), worst->string_axis("direction")));
+  const auto smallest = copies.empty() ? 0 : present::int_values(copies, "bytes").front();
+  for (const char* engine : {"copy_engine", "sm_kernel"})
+    if (const auto* r = present::best_by(
+            v.rows(present::where("copy", {{"engine", std::string(engine)}, {"memory", std::string("pinned")},
+                                           {"direction", std::string("h2d")}, {"bytes", smallest}})),
+            [](const case_result& x) { return -x.stats.median; }))
+      out.push_back(fmt::format("a {}-byte pinned upload by the {}: {:.2f} us (latency, not bandwidth)", smallest,
+                                engine == std::string("sm_kernel") ? "SM kernel" : "copy engine", r->stats.median * 1e6));
+  std::map<std::string, double> t;
+  for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
+  if (t.count("overlapped") && t.count("serial") && t.count("kernel") && t.count("h2d") && t.count("d2h")) {
+    const double longest = std::max({t["kernel"], t["h2d"], t["d2h"]});
+    out.push_back(fmt::format("overlap: kernel {:.2f} ms, upload {:.2f} ms, download {:.2f} ms; one stream {:.2f} ms, three "
+                              "streams {:.2f} ms = {:.2f}x faster ({:.0f}% of the way from one stream to the longest part alone)",
+                              t["kernel"] * 1e3, t["h2d"] * 1e3, t["d2h"] * 1e3, t["serial"] * 1e3, t["overlapped"] * 1e3,
+                              t["serial"] / t["overlapped"],
+                              100 * (t["serial"] - t["overlapped"]) / std::max(1e-12, t["serial"] - longest)));
+  }
+}
+
+}  // namespace
+
+void register_transfer(registry& reg) {
+  suite s{reg, "transfer", "host <-> GPU: pageable, pinned, write-combined, registered; copy engine vs SM zero-copy; overlap"};
+  s.add("copy", copy_case)
+      .summary("bytes between host memory and the GPU, by the copy engine or an SM kernel on mapped memory")
+      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory"))
+      .axis(axis::strings("memory", {"pageable", "pinned", "write_combined", "registered"},
+                          "malloc, cudaHostAlloc, cudaHostAlloc write-combined, malloc + cudaHostRegister"))
+      .axis(axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)"))
+      .axis(axis::pow2("bytes", {2, 6, 10, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32}, "bytes per direction")
+                .with_quick({std::int64_t{4}, std::int64_t{1} << 16, std::int64_t{1} << 26})
+                .with_verify({std::int64_t{1}, std::int64_t{4}, std::int64_t{4099}, std::int64_t{1000003},
+                              std::int64_t{1} << 24}))
+      .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
+      .footprint([](const axis_point& p) {
+        return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
+      });
+  s.add("overlap", overlap_case)
+      .summary("a device-memory kernel, an upload and a download (pinned): alone, on one stream, on three")
+      .axis(axis::strings("work", {"kernel", "h2d", "d2h", "serial", "overlapped"}, "what one launch enqueues"))
+      .axis(axis::pow2("bytes", {28}, "bytes per copy and per kernel pass")
+                .with_verify({std::int64_t{1000003}}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 4; });
+
+  auto lines = present::line_plot("Host to device and back, by size ({panel})", present::label_axes({"engine", "memory"}),
+                                  "bytes", present::gbps(), "bytes per direction", "GB/s", present::scale::log2_bytes);
+  lines.keep = present::case_is("copy");
+  lines.panel_axis = "direction";
+  lines.y_scale = present::scale::log10;
+  s.chart(lines);
+  s.chart(present::link_bars("Transfers at {fixed} per direction", present::label_axes({"direction", "engine", "memory"}),
+                             present::axis_is("engine", "copy_engine"), "copy engine", "copy",
+                             "GB/s (bytes over the link / median time)"))
+      .finding(transfer_findings);
+}
+
+}  // namespace memscope::suites

@@ -1,0 +1,107 @@
+// sm_copy.cuh, host_memory.hpp and managed.hpp: SM copies on awkward sizes and alignments,
+// between device memory, every kind of mapped host memory and managed memory; the pattern
+// fill and check on host and device agree; a pinned allocation past the host's memory fails
+// with a clear error.
+
+#include "gpu/gpu_test.hpp"
+
+#include "memscope/core/device_buffer.hpp"
+#include "memscope/transfer/host_memory.hpp"
+#include "memscope/transfer/managed.hpp"
+#include "memscope/transfer/sm_copy.cuh"
+
+#include <string>
+#include <vector>
+
+namespace tr = memscope::transfer;
+using memscope::device_buffer;
+
+namespace {
+
+const std::vector<std::size_t> sizes = {0, 1, 3, 15, 16, 17, 4099, 65536, 1000003, (std::size_t{1} << 24) + 5};
+
+}  // namespace
+
+TEST(TransferGpu, SmCopyMatchesOnAwkwardSizesAndOffsets) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  for (std::size_t n : sizes)
+    for (std::size_t offset : {0, 1, 4, 16}) {  // misaligned starts take the byte path
+      device_buffer<std::uint8_t> src(n + 32), dst(n + 32);
+      tr::fill_pattern(src.data() + offset, n, seed, nullptr);
+      tr::fill_pattern(dst.data() + 16, n, ~seed, nullptr);
+      tr::sm_copy(dst.data() + 16, src.data() + offset, n, nullptr);
+      const auto bad = tr::count_pattern_mismatches(dst.data() + 16, n, seed, nullptr);
+      EXPECT_EQ(bad.first, 0u) << "n=" << n << " offset=" << offset << " first bad " << bad.second;
+    }
+}
+
+TEST(TransferGpu, BothDirectionsInOneLaunchAndEveryHostKind) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  for (auto kind : {tr::host_kind::pinned, tr::host_kind::write_combined, tr::host_kind::registered})
+    for (std::size_t n : sizes) {
+      tr::host_memory h_src(kind, n), h_dst(kind, n);
+      device_buffer<std::uint8_t> d_src(n), d_dst(n);
+      if (n) {
+        ASSERT_NE(h_src.device_pointer(), nullptr);
+      }
+      tr::fill_pattern(h_src.device_pointer(), n, seed, nullptr);
+      tr::fill_pattern(d_src.data(), n, seed + 1, nullptr);
+      tr::fill_pattern(d_dst.data(), n, ~seed, nullptr);
+      tr::fill_pattern(h_dst.device_pointer(), n, ~(seed + 1), nullptr);
+      tr::sm_copy_both(d_dst.data(), h_src.device_pointer(), h_dst.device_pointer(), d_src.data(), n, nullptr);
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      EXPECT_EQ(tr::count_pattern_mismatches(d_dst.data(), n, seed, nullptr).first, 0u) << to_string(kind) << " n=" << n;
+      std::size_t first = 0;
+      // The host sees what the GPU wrote through the mapping (write-combined reads are slow,
+      // so only the small sizes are read by the CPU).
+      if (n <= 65536 || kind != tr::host_kind::write_combined)
+        EXPECT_EQ(tr::count_pattern_mismatches_host(h_dst.data(), n, seed + 1, first), 0u) << to_string(kind) << " n=" << n;
+      // ... and the pattern the CPU would write is the one the GPU wrote.
+      if (n && kind == tr::host_kind::pinned) {
+        tr::fill_pattern_host(h_src.data(), n, seed + 7);
+        EXPECT_EQ(tr::count_pattern_mismatches(h_src.device_pointer(), n, seed + 7, nullptr).first, 0u);
+      }
+    }
+}
+
+TEST(TransferGpu, PageableMemoryIsNotMappedAndHugePinningFailsClearly) {
+  MEMSCOPE_REQUIRE_GPU();
+  tr::host_memory pageable(tr::host_kind::pageable, 4096);
+  EXPECT_EQ(pageable.device_pointer(), nullptr);
+  EXPECT_FALSE(tr::is_mapped(tr::host_kind::pageable));
+  // 1 PiB: more than any host has. A clear error, no crash, the context still usable.
+  try {
+    tr::host_memory huge(tr::host_kind::pinned, std::size_t{1} << 50);
+    ADD_FAILURE() << "a 1 PiB pinned allocation succeeded";
+  } catch (const memscope::cuda_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot pin"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  device_buffer<int> still_fine(16);
+  still_fine.poison();
+  MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+}
+
+TEST(TransferGpu, ManagedPagesReadByTheGpuAfterFaultAndPrefetch) {
+  MEMSCOPE_REQUIRE_GPU();
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  if (const auto why = tr::managed_unsupported(device); !why.empty()) GTEST_SKIP() << why;
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  for (std::size_t n : sizes) {
+    tr::managed_buffer m(n);
+    device_buffer<std::uint8_t> d(n);
+    tr::fill_pattern_host(m.data(), n, seed);
+    tr::sm_copy(d.data(), m.data(), n, nullptr);  // faults the pages in
+    EXPECT_EQ(tr::count_pattern_mismatches(d.data(), n, seed, nullptr).first, 0u) << "fault n=" << n;
+    tr::prefetch(m.data(), n, tr::host_location(), nullptr);
+    tr::prefetch(m.data(), n, tr::gpu_location(device), nullptr);
+    EXPECT_EQ(tr::count_pattern_mismatches(m.data(), n, seed, nullptr).first, 0u) << "prefetch n=" << n;
+    tr::prefetch(m.data(), n, tr::host_location(), nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    std::size_t first = 0;
+    EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u) << "back on the host n=" << n;
+  }
+}
