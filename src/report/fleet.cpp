@@ -27,11 +27,15 @@ std::string board_name(const results_doc& d) {
 }
 
 std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const fleet_options& opt) {
-  // row key -> per board: (figure, relative standard error)
+  // row key -> per board: (figure, relative standard error); and the row's name for people
   std::map<std::string, std::map<std::size_t, std::pair<double, double>>> by_row;
+  std::map<std::string, std::string> names;
   for (std::size_t b = 0; b < boards.size(); ++b)
     for (const auto& r : boards[b].results)
-      if (present::usable(r)) by_row[row_key(r)][b] = {figure(r), r.stats.rse};
+      if (present::usable(r)) {
+        by_row[row_key(r)][b] = {figure(r), r.stats.rse};
+        names[row_key(r)] = r.suite + "/" + r.name + (r.axes_label.empty() ? "" : " " + r.axes_label);
+      }
   std::vector<board_summary> out(boards.size());
   for (std::size_t b = 0; b < boards.size(); ++b) out[b].board = board_name(boards[b]);
   for (const auto& [key, per] : by_row) {
@@ -54,7 +58,7 @@ std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards
       if (std::abs(rel) > std::max(opt.threshold, noise)) ++s.off;
       if (std::abs(rel) > std::abs(s.worst)) {
         s.worst = rel;
-        s.worst_row = key;
+        s.worst_row = names[key];
       }
     }
   }

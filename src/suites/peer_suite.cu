@@ -118,15 +118,6 @@ void copy_case(case_state& st) {
     if (read && write) streams.run(main, {pull, push});
     else if (read) pull(main);
     else push(main);
-    if (!access) {
-      // Without peer access the driver stages the copy through the host, and the stream's
-      // completion does not cover the last stage (measured on two H200s: a check right after
-      // cudaStreamSynchronize found bytes not yet written). Both GPUs are drained before the
-      // stop event, so the figure is the whole copy, host waits included.
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(main));
-      on_device there(peer);
-      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-    }
   };
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
@@ -137,10 +128,14 @@ void copy_case(case_state& st) {
   };
   if (read) st.check(verdict(local_dst.data(), seed, "read from the peer"));
   if (write) {
-    if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeer(check.data(), self, peer_dst.data(), peer, bytes));
+    // On the checking stream: cudaMemcpyPeer runs on the legacy default stream, which a
+    // non-blocking stream does not wait for (the first version of this check raced with it).
+    if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeerAsync(check.data(), self, peer_dst.data(), peer, bytes, s));
     st.check(verdict(check.data(), seed + 1, "written to the peer"));
   }
   st.add_bytes_read(bytes * (read + write));
+  // Without peer access the driver stages the copy through host memory and may block the
+  // calling thread while it does: those points are timed unheld.
   st.exec(launch, access ? exec_tag::held : exec_tag::sync);
 }
 
