@@ -62,16 +62,26 @@ int peer_of(case_state& st) {
   return peer;
 }
 
-/// Peer access on or off for this point (it is a property of the context, so each point sets
-/// the state it measures). Skips where the pair cannot have it.
+/// Peer access on or off for this point, in both directions (it is a property of the contexts,
+/// so each point sets the state it measures). Enabled one way only, a copy engine moving data
+/// both ways at once measured 396 GB/s in total on two H200s; enabled both ways, 780 GB/s.
+/// Skips where the pair cannot have it.
 void set_peer_access(case_state& st, int peer, bool enabled) {
-  int can = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&can, st.device().ordinal, peer));
-  if (enabled && !can) st.skip(fmt::format("GPU {} cannot access GPU {}'s memory directly (cudaDeviceCanAccessPeer = 0)",
-                                           st.device().ordinal, peer));
-  const cudaError_t rc = enabled ? cudaDeviceEnablePeerAccess(peer, 0) : cudaDeviceDisablePeerAccess(peer);
-  if (rc == cudaErrorPeerAccessAlreadyEnabled || rc == cudaErrorPeerAccessNotEnabled) (void)cudaGetLastError();
-  else MEMSCOPE_CUDA_CALL(rc);
+  const int self = st.device().ordinal;
+  int can = 0, back = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&can, self, peer));
+  MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&back, peer, self));
+  if (enabled && !(can && back))
+    st.skip(fmt::format("GPUs {} and {} cannot access each other's memory directly (cudaDeviceCanAccessPeer = {}/{})", self,
+                        peer, can, back));
+  const auto set = [&](int other) {
+    const cudaError_t rc = enabled ? cudaDeviceEnablePeerAccess(other, 0) : cudaDeviceDisablePeerAccess(other);
+    if (rc == cudaErrorPeerAccessAlreadyEnabled || rc == cudaErrorPeerAccessNotEnabled) (void)cudaGetLastError();
+    else MEMSCOPE_CUDA_CALL(rc);
+  };
+  set(peer);
+  on_device there(peer);
+  set(self);
 }
 
 void copy_case(case_state& st) {
