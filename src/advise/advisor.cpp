@@ -102,6 +102,62 @@ answer temporary(const query& q) {
 
 }  // namespace
 
+answer advise_host(const query& q, const results_doc* doc, const registry& reg) {
+  if (!q.asks_host_side()) throw usage_error("say where the data comes from: --from-host once|every-iteration, --larger-than-gpu or --gpus N");
+  if (q.gpus < 1) throw usage_error("--gpus must be at least 1");
+  const std::optional<double> at = q.bytes ? std::optional<double>(static_cast<double>(*q.bytes)) : std::nullopt;
+  answer a;
+  if (q.gpus > 1) {
+    a = {"host/shared-between-gpus", "each GPU's own memory, read by its peers over NVLink/PCIe",
+         "cudaDeviceEnablePeerAccess in both directions, then cudaMemcpyPeerAsync (the copy engines) or kernels that "
+         "dereference the peer's pointers; do not stage through host memory",
+         fmt::format("{} GPUs share the data: with peer access the copy engines move it directly between the boards; "
+                     "without it the driver stages every byte through host memory", q.gpus),
+         {}, "memscope/transfer/sm_copy.cuh", ""};
+    evidence_log log(a, doc, reg);
+    log.cite(question::peer_access);
+    return a;
+  }
+  if (q.larger_than_gpu) {
+    a = {"host/larger-than-gpu", "managed memory (cudaMallocManaged), prefetched in chunks ahead of the kernels",
+         "cudaMemPrefetchAsync the next chunk on a second stream while a kernel works on the current one (or explicit "
+         "pinned double buffering); never let kernels fault their way through",
+         "the data does not fit the GPU: managed memory lets it spill to the host, but pages a kernel faults in "
+         "migrate far slower than prefetched ones",
+         {}, "memscope/transfer/managed.hpp", ""};
+    evidence_log log(a, doc, reg);
+    log.cite(question::managed_migration, at);
+    log.cite(question::oversubscription);
+    return a;
+  }
+  if (q.origin == host_origin::every_iteration) {
+    a = {"host/every-iteration", "pinned host memory (cudaHostAlloc), copied asynchronously",
+         "double-buffered cudaMemcpyAsync on a copy stream so each upload overlaps the previous iteration's kernel; a "
+         "kernel reading mapped pinned memory directly (zero-copy) where each byte is read once, coalesced",
+         "data the host produces anew each iteration crosses the link every time: pinned memory moves at the link's "
+         "speed, pageable memory is staged through a bounce buffer, and overlap hides the copies behind compute",
+         {}, "memscope/transfer/host_memory.hpp", ""};
+    evidence_log log(a, doc, reg);
+    log.cite(question::host_transfer, at);
+    log.cite(question::copy_overlap);
+    log.cite(question::zero_copy);
+    return a;
+  }
+  a = {"host/once", "device memory, filled once from pinned (or cudaHostRegister'ed) host memory",
+       "one cudaMemcpyAsync from a pinned or registered buffer; the kernels then read device memory",
+       "data produced once crosses the link once: pinning the host buffer makes that copy run at the link's speed",
+       {}, "memscope/transfer/host_memory.hpp", ""};
+  evidence_log log(a, doc, reg);
+  log.cite(question::host_transfer, at);
+  return a;
+}
+
+host_origin parse_origin(const std::string& s) {
+  if (s == "once") return host_origin::once;
+  if (s == "every-iteration") return host_origin::every_iteration;
+  throw usage_error("--from-host must be once or every-iteration, not '" + s + "'");
+}
+
 warp_access parse_access(const std::string& s) {
   if (s == "uniform") return warp_access::uniform;
   if (s == "coalesced") return warp_access::coalesced;

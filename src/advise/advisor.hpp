@@ -17,6 +17,9 @@ namespace memscope::advise {
 enum class mutability { unknown, read_only, written };
 enum class warp_access { unknown, uniform, coalesced, irregular };  // uniform: a warp reads one address
 enum class sharing { unknown, thread, block, grid };               // who uses the same data
+/// Where the data starts, before any kernel: on the GPU already, or produced by the host once
+/// or anew every iteration.
+enum class host_origin { none, once, every_iteration };
 
 struct query {
   std::optional<std::uint64_t> bytes;
@@ -26,6 +29,13 @@ struct query {
   bool temporary = false;  // short-lived per-thread values, written often
   /// Threads that update one address at a time (--contention low = 1, high = the whole grid).
   std::optional<std::uint64_t> threads_per_address;
+  // Before the kernel: where the data comes from, whether it fits the GPU, how many GPUs share it.
+  host_origin origin = host_origin::none;
+  bool larger_than_gpu = false;
+  int gpus = 1;
+  /// Whether the query asks the device-side tree (read-only, written or temporary data).
+  bool asks_kernel_side() const { return temporary || mut != mutability::unknown; }
+  bool asks_host_side() const { return origin != host_origin::none || larger_than_gpu || gpus > 1; }
 };
 
 struct answer {
@@ -41,6 +51,14 @@ struct answer {
 /// Throws usage_error for contradictory or missing facts. `profile` may be null (no figures).
 /// Figures come from the facts the suites of `reg` declare (questions.hpp names them).
 answer advise(const query& q, const results_doc* profile, const registry& reg);
+
+/// The data path before the kernel: pinned or pageable host memory, zero-copy, overlap,
+/// managed memory and prefetches, peer access. Throws usage_error when the query says nothing
+/// about the host side (q.asks_host_side() is false) or contradicts itself.
+answer advise_host(const query& q, const results_doc* profile, const registry& reg);
+
+/// Parses "once"/"every-iteration"; throws usage_error.
+host_origin parse_origin(const std::string& s);
 
 /// Parses "uniform"/"coalesced"/"irregular" and "thread"/"block"/"grid"; throws usage_error.
 warp_access parse_access(const std::string& s);

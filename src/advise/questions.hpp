@@ -47,4 +47,17 @@ inline constexpr const char* atomic_contention = "atomic_contention";
 /// Stores that start one element off a 32-byte sector against aligned ones.
 inline constexpr const char* misaligned_store_cost = "misaligned_store_cost";
 
+/// Host data to the GPU at `at` bytes: pinned against pageable memory, by the copy engine.
+inline constexpr const char* host_transfer = "host_transfer";
+/// A kernel reading mapped pinned host memory (zero-copy) against the copy engine.
+inline constexpr const char* zero_copy = "zero_copy";
+/// A kernel, an upload and a download on separate streams against one stream.
+inline constexpr const char* copy_overlap = "copy_overlap";
+/// Managed memory at `at` bytes: a prefetch and the page-fault path against a pinned copy.
+inline constexpr const char* managed_migration = "managed_migration";
+/// A kernel reading more managed memory than the GPU has free.
+inline constexpr const char* oversubscription = "oversubscription";
+/// Another GPU's memory: copies with peer access, without it (staged), and by the SMs.
+inline constexpr const char* peer_access = "peer_access";
+
 }  // namespace memscope::advise::question

@@ -52,7 +52,9 @@ struct run_flags {
 };
 
 struct advise_flags {
-  std::string bytes, access, sharing, results, contention;
+  std::string bytes, access, sharing, results, contention, from_host;
+  bool larger_than_gpu = false;
+  int gpus = 1;
   bool read_only = false, written = false, temporary = false;
 };
 
@@ -540,6 +542,9 @@ int do_advise(const advise_flags& f) {
   if (!f.access.empty()) q.access = advise::parse_access(f.access);
   if (!f.sharing.empty()) q.share = advise::parse_sharing(f.sharing);
   q.temporary = f.temporary;
+  if (!f.from_host.empty()) q.origin = advise::parse_origin(f.from_host);
+  q.larger_than_gpu = f.larger_than_gpu;
+  q.gpus = f.gpus;
   if (!f.contention.empty()) {
     if (f.contention == "low") q.threads_per_address = 1;
     else if (f.contention == "high") q.threads_per_address = std::numeric_limits<std::uint32_t>::max();
@@ -564,13 +569,29 @@ int do_advise(const advise_flags& f) {
   } else if ((profile = bundled_current())) {
     source = std::string(bundled_profile_source()) + " (bundled)";
   }
-  const auto a = advise::advise(q, profile ? &*profile : nullptr, builtin_registry());
-  std::cout << "use:        " << a.memory << "\n"
-            << "how:        " << a.technique << "\n"
-            << "why:        " << a.reason << "\n";
-  for (const auto& e : a.evidence) std::cout << "measured:   " << e << "\n";
-  std::cout << "see:        include/" << a.header << ", memscope run " << a.suite << "\n"
-            << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
+  const auto print = [&](const advise::answer& a) {
+    std::cout << "use:        " << a.memory << "\n"
+              << "how:        " << a.technique << "\n"
+              << "why:        " << a.reason << "\n";
+    for (const auto& e : a.evidence) std::cout << "measured:   " << e << "\n";
+    std::cout << "see:        include/" << a.header << ", memscope run " << a.suite << "\n"
+              << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
+  };
+  // The host side (where the data starts) first, then the kernel side, as a program meets them.
+  if (q.asks_host_side()) {
+    const auto host = advise::advise_host(q, profile ? &*profile : nullptr, builtin_registry());
+    if (!q.asks_kernel_side()) {
+      print(host);
+      return exit_ok;
+    }
+    const auto kernel = advise::advise(q, profile ? &*profile : nullptr, builtin_registry());
+    std::cout << "-- before the kernel\n";
+    print(host);
+    std::cout << "-- in the kernel\n";
+    print(kernel);
+    return exit_ok;
+  }
+  print(advise::advise(q, profile ? &*profile : nullptr, builtin_registry()));
   return exit_ok;
 }
 
@@ -664,6 +685,9 @@ int run_cli(int argc, char** argv) {
   adv->add_option("--sharing", af.sharing, "who shares it: thread, block, grid (across blocks)");
   adv->add_flag("--temporary", af.temporary, "short-lived per-thread values, written often");
   adv->add_option("--contention", af.contention, "with --sharing grid: how many threads update one address at a time: low, high or a number");
+  adv->add_option("--from-host", af.from_host, "the host produces the data: once, or every-iteration (a transfer each time)");
+  adv->add_flag("--larger-than-gpu", af.larger_than_gpu, "the data does not fit the GPU's memory");
+  adv->add_option("--gpus", af.gpus, "how many GPUs share the data")->check(CLI::Range(1, 1 << 20));
   adv->add_option("--results", af.results, "figures from this results file (default: the bundled profile)");
 
   run_flags vf;

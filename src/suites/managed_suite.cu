@@ -4,6 +4,7 @@
 // has free. Each sample starts from the same place: the pages are moved back before it,
 // untimed. The reference is a pinned cudaMemcpyAsync of the same bytes, in the same run.
 
+#include "advise/questions.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "harness/text_output.hpp"
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace memscope::suites {
 namespace {
@@ -174,6 +176,42 @@ void managed_findings(const present::suite_view& v, std::vector<std::string>& ou
                                    " of device memory free: " + over);
 }
 
+std::optional<present::fact_value> migration_fact(const present::suite_view& v, std::optional<double> at) {
+  const auto rows = v.rows(present::where("access"));
+  present::fact_value f;
+  std::int64_t size = present::largest(rows, "bytes");
+  if (at) {
+    if (const auto* r = present::nearest(rows, "bytes", *at)) size = r->int_axis("bytes").value_or(size);
+    if (static_cast<double>(size) != *at)
+      f.nearest_note = "nearest measured size to " + format_bytes(*at) + ": " + format_bytes(static_cast<double>(size));
+  }
+  std::map<std::string, const case_result*> m;
+  for (const auto* r : v.rows(present::where("access", {{"bytes", size}}))) m[r->string_axis("mode")] = r;
+  if (!m.count("pinned_copy") || !m.count("prefetch") || !m.count("fault")) return std::nullopt;
+  const double ref = m["pinned_copy"]->gbps;
+  f.text = fmt::format("{} of managed memory from the host: prefetched {:.1f} GB/s ({:.2f}x a pinned copy), faulted in by a "
+                       "kernel {:.1f} GB/s ({:.2f}x){}",
+                       format_bytes(static_cast<double>(size)), m["prefetch"]->gbps, m["prefetch"]->gbps / ref, m["fault"]->gbps,
+                       m["fault"]->gbps / ref,
+                       m.count("prefetch_pipeline") ? fmt::format(", 16 prefetched chunks each read by a kernel {:.1f} GB/s",
+                                                                  m["prefetch_pipeline"]->gbps)
+                                                    : std::string());
+  f.value = m["prefetch"]->gbps / ref;
+  return f;
+}
+
+std::optional<present::fact_value> oversubscription_fact(const present::suite_view& v, std::optional<double>) {
+  std::string text;
+  double worst = 0;
+  for (const auto* r : v.rows(present::where("oversubscribe"))) {
+    text += fmt::format("{}{}% of the free memory {:.1f} GB/s", text.empty() ? "" : ", ", r->int_axis("percent_of_free").value_or(0),
+                        r->gbps);
+    worst = worst > 0 ? std::min(worst, r->gbps) : r->gbps;
+  }
+  if (text.empty()) return std::nullopt;
+  return present::fact_value{"a kernel faulting managed memory in: " + text, worst, "", ""};
+}
+
 }  // namespace
 
 void register_managed(registry& reg) {
@@ -198,6 +236,8 @@ void register_managed(registry& reg) {
   s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}), present::axis_is("mode", "pinned_copy"),
                              "pinned cudaMemcpyAsync", "access", "GB/s (managed bytes / median time)"))
       .finding(managed_findings);
+  s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
+  s.fact(advise::question::oversubscription, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
 
 }  // namespace memscope::suites

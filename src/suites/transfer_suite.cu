@@ -4,6 +4,7 @@
 // (zero-copy); and copy/compute overlap. Every figure stands beside the link's theoretical
 // bandwidth per direction, read from sysfs.
 
+#include "advise/questions.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "harness/text_output.hpp"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace memscope::suites {
 namespace {
@@ -236,6 +238,56 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   }
 }
 
+/// The size a fact is about: the nearest measured to `at`, else the largest; and the note
+/// saying so where it differs.
+std::int64_t fact_size(const present::row_list& rows, std::optional<double> at, std::string& note) {
+  if (!at) return present::largest(rows, "bytes");
+  const auto* r = present::nearest(rows, "bytes", *at);
+  if (!r) return 0;
+  const auto b = r->int_axis("bytes").value_or(0);
+  if (static_cast<double>(b) != *at)
+    note = "nearest measured size to " + format_bytes(*at) + ": " + format_bytes(static_cast<double>(b));
+  return b;
+}
+
+std::optional<present::fact_value> host_transfer_fact(const present::suite_view& v, std::optional<double> at) {
+  const auto rows = v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")}}));
+  present::fact_value f;
+  const auto size = fact_size(rows, at, f.nearest_note);
+  const auto pick = [&](const char* mem) {
+    return present::best_by(v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")},
+                                                           {"memory", std::string(mem)}, {"bytes", size}})),
+                            present::gbps());
+  };
+  const auto *pinned = pick("pinned"), *pageable = pick("pageable");
+  if (!pinned || !pageable) return std::nullopt;
+  f.text = fmt::format("a {} upload: pinned {:.1f} GB/s, pageable {:.1f} GB/s ({:.1f}x slower){}",
+                       format_bytes(static_cast<double>(size)), pinned->gbps, pageable->gbps, pinned->gbps / pageable->gbps,
+                       pinned->labels.count("link") ? ", over " + pinned->labels.at("link") : std::string());
+  f.value = pinned->gbps;
+  return f;
+}
+
+std::optional<present::fact_value> zero_copy_fact(const present::suite_view& v, std::optional<double>) {
+  const auto rows = v.rows(present::where("copy", {{"memory", std::string("pinned")}, {"direction", std::string("h2d")}}));
+  const auto size = present::largest(rows, "bytes");
+  const auto* sm = present::best_by(present::filter(rows, [&](const case_result& r) {
+    return r.string_axis("engine") == "sm_kernel" && r.int_axis("bytes") == size; }), present::gbps());
+  if (!sm || !(sm->metric("vs_copy_engine") > 0)) return std::nullopt;
+  return present::fact_value{fmt::format("a kernel reading mapped pinned memory ({}): {:.1f} GB/s = {:.2f}x the copy engine",
+                                         format_bytes(static_cast<double>(size)), sm->gbps, sm->metric("vs_copy_engine")),
+                             sm->metric("vs_copy_engine"), "", ""};
+}
+
+std::optional<present::fact_value> overlap_fact(const present::suite_view& v, std::optional<double>) {
+  std::map<std::string, double> t;
+  for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
+  if (!t.count("serial") || !t.count("overlapped")) return std::nullopt;
+  return present::fact_value{fmt::format("a kernel, an upload and a download: {:.2f} ms on one stream, {:.2f} ms on three "
+                                         "({:.2f}x)", t["serial"] * 1e3, t["overlapped"] * 1e3, t["serial"] / t["overlapped"]),
+                             t["serial"] / t["overlapped"], "", ""};
+}
+
 }  // namespace
 
 void register_transfer(registry& reg) {
@@ -271,6 +323,9 @@ void register_transfer(registry& reg) {
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
                              "GB/s (bytes over the link / median time)"))
       .finding(transfer_findings);
+  s.fact(advise::question::host_transfer, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
+  s.fact(advise::question::zero_copy, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);
+  s.fact(advise::question::copy_overlap, "copies and a kernel on three streams against one", overlap_fact);
 }
 
 }  // namespace memscope::suites

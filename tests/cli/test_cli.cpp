@@ -92,6 +92,10 @@ TEST(Cli, BadInputIsOneLineAndUsageExit) {
   expect_one_line_error("run bandwidth --axis type=f64", exit_usage, "has no value 'f64'");
   expect_one_line_error("run bandwidth --axis bytes", exit_usage, "malformed");
   expect_one_line_error("run bandwidth --device -1", exit_usage, "device");
+  expect_one_line_error("run bandwidth --device 0,0", exit_usage, "names GPU 0 twice");
+  expect_one_line_error("verify bandwidth --device 1,x", exit_usage, "GPU ordinals separated by commas");
+  expect_one_line_error("run transfer --axis memory=huge", exit_usage, "has no value 'huge'");
+  expect_one_line_error("run peer --axis peer_offset=0", exit_usage, "out of range");
   expect_one_line_error("run coalescing/stride --axis elem_bytes=5", exit_usage, "takes only 4, 8, 16");
   expect_one_line_error("run bank_conflicts --axis word_bytes=12", exit_usage, "takes only 4, 8, 16");
   expect_one_line_error("run readonly --axis table_bytes=2^34", exit_usage, "out of range");
@@ -121,6 +125,7 @@ TEST(Cli, NoGpuIsAClearError) {
 TEST(Cli, GpuBadInput) {
   if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU: device ordinals and memory limits are the device's";
   expect_one_line_error("info --device 999", memscope::exit_no_device, "out of range");
+  expect_one_line_error("run bandwidth --device 999", memscope::exit_usage, "this system has");
   expect_one_line_error("run bandwidth/copy --axis bytes=2^40", memscope::exit_usage, "needs");
   expect_one_line_error("run cache_bandwidth --axis ws_bytes=2^40", memscope::exit_usage, "needs");
 }

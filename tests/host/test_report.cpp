@@ -440,3 +440,41 @@ TEST(Compare, SaysWhichGpusItCompares) {
   b.device.name = "NVIDIA A100";
   EXPECT_NE(report::gpu_relation(a, b).find("different GPU models"), std::string::npos);
 }
+
+TEST(Advise, TheHostSideBranchesAndTheirFigures) {
+  const auto d = doc_with({});
+  const auto host = [](advise::host_origin o, bool larger, int gpus) {
+    advise::query x;
+    x.bytes = 256u << 20;
+    x.origin = o;
+    x.larger_than_gpu = larger;
+    x.gpus = gpus;
+    return x;
+  };
+  const std::pair<advise::query, const char*> cases[] = {
+      {host(advise::host_origin::once, false, 1), "host/once"},
+      {host(advise::host_origin::every_iteration, false, 1), "host/every-iteration"},
+      {host(advise::host_origin::once, true, 1), "host/larger-than-gpu"},
+      {host(advise::host_origin::none, false, 4), "host/shared-between-gpus"},
+  };
+  for (const auto& [query, branch] : cases) {
+    const auto a = advise::advise_host(query, &d, builtin_registry());
+    EXPECT_EQ(a.branch, branch);
+    EXPECT_FALSE(a.evidence.empty()) << branch;
+    EXPECT_NE(a.evidence.front().find("not in this profile"), std::string::npos) << a.evidence.front();
+  }
+  // With transfer rows the figure is cited, at the nearest measured size.
+  auto pinned = row("transfer", "copy", {{"engine", std::string("copy_engine")}, {"memory", std::string("pinned")},
+                                          {"direction", std::string("h2d")}, {"bytes", std::int64_t{1} << 28}}, 5e-3);
+  auto pageable = row("transfer", "copy", {{"engine", std::string("copy_engine")}, {"memory", std::string("pageable")},
+                                            {"direction", std::string("h2d")}, {"bytes", std::int64_t{1} << 28}}, 3e-2);
+  const auto with = doc_with({pinned, pageable});
+  auto q1 = host(advise::host_origin::once, false, 1);
+  q1.bytes = 100u << 20;
+  const auto a = advise::advise_host(q1, &with, builtin_registry());
+  EXPECT_NE(a.evidence.front().find("pinned"), std::string::npos) << a.evidence.front();
+  EXPECT_NE(a.evidence.front().find("6.0x slower"), std::string::npos) << a.evidence.front();
+  EXPECT_NE(a.evidence.front().find("nearest measured size"), std::string::npos) << a.evidence.front();
+  EXPECT_THROW(advise::advise_host(advise::query{}, &d, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::parse_origin("sometimes"), usage_error);
+}
