@@ -9,6 +9,16 @@
 
 namespace memscope::present {
 
+std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at, std::string& note) {
+  if (!at) return largest(rows, axis_name);
+  const auto* r = nearest(rows, axis_name, *at);
+  if (!r) return largest(rows, axis_name);
+  const auto b = r->int_axis(axis_name).value_or(0);
+  if (static_cast<double>(b) != *at)
+    note = "nearest measured size to " + format_bytes(*at) + ": " + format_bytes(static_cast<double>(b));
+  return b;
+}
+
 finding_rule spread_vs_baseline(std::string metric, std::string what) {
   return [metric, what](const suite_view& v, std::vector<std::string>& out) {
     const auto rows = v.rows([&](const case_result& r) { return std::isfinite(r.metric(metric)); });

@@ -111,9 +111,7 @@ void access_case(case_state& st) {
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const bool kernel_read = mode != "prefetch" && mode != "to_host";
   const void* result = kernel_read ? static_cast<const void*>(d_dst.data()) : m.data();
-  const auto bad = tr::count_pattern_mismatches(result, bytes, seed, s);
-  st.check(bad.first == 0 ? verify_result::pass()
-                          : verify_result::fail(fmt::format("{} of {} bytes wrong, first at {}", bad.first, bytes, bad.second)));
+  st.check(tr::verify_pattern(result, bytes, seed, s, kernel_read ? "read by the kernel" : "migrated"));
   st.add_bytes_read(bytes);
   st.exec(launch, prepare);
 }
@@ -147,8 +145,7 @@ void oversubscribe_case(case_state& st) {
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   // Where the pages went is the driver's business; what the GPU read must be the pattern.
-  const auto bad = tr::count_pattern_mismatches(m.data(), bytes, seed, s);
-  st.check(bad.first == 0 ? verify_result::pass() : verify_result::fail(fmt::format("{} bytes wrong", bad.first)));
+  st.check(tr::verify_pattern(m.data(), bytes, seed, s, "managed memory after the kernel"));
   st.add_label("free", format_bytes(static_cast<double>(keep)));
   st.add_bytes_read(bytes);
   st.exec(launch, prepare);
@@ -179,12 +176,7 @@ void managed_findings(const present::suite_view& v, std::vector<std::string>& ou
 std::optional<present::fact_value> migration_fact(const present::suite_view& v, std::optional<double> at) {
   const auto rows = v.rows(present::where("access"));
   present::fact_value f;
-  std::int64_t size = present::largest(rows, "bytes");
-  if (at) {
-    if (const auto* r = present::nearest(rows, "bytes", *at)) size = r->int_axis("bytes").value_or(size);
-    if (static_cast<double>(size) != *at)
-      f.nearest_note = "nearest measured size to " + format_bytes(*at) + ": " + format_bytes(static_cast<double>(size));
-  }
+  const auto size = present::size_for_fact(rows, "bytes", at, f.nearest_note);
   std::map<std::string, const case_result*> m;
   for (const auto* r : v.rows(present::where("access", {{"bytes", size}}))) m[r->string_axis("mode")] = r;
   if (!m.count("pinned_copy") || !m.count("prefetch") || !m.count("fault")) return std::nullopt;

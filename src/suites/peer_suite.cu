@@ -142,17 +142,12 @@ void copy_case(case_state& st) {
   };
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto verdict = [&](const void* p, std::uint64_t sd, const char* what) {
-    const auto bad = tr::count_pattern_mismatches(p, bytes, sd, s);
-    return bad.first == 0 ? verify_result::pass()
-                          : verify_result::fail(fmt::format("{}: {} of {} bytes wrong, first at {}", what, bad.first, bytes, bad.second));
-  };
-  if (read) st.check(verdict(local_dst.data(), seed, "read from the peer"));
+  if (read) st.check(tr::verify_pattern(local_dst.data(), bytes, seed, s, "read from the peer"));
   if (write) {
     // On the checking stream: cudaMemcpyPeer runs on the legacy default stream, which a
     // non-blocking stream does not wait for (the first version of this check raced with it).
     if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyPeerAsync(check.data(), self, peer_dst.data(), peer, bytes, s));
-    st.check(verdict(check.data(), seed + 1, "written to the peer"));
+    st.check(tr::verify_pattern(check.data(), bytes, seed + 1, s, "written to the peer"));
   }
   st.add_bytes_read(bytes * (read + write));
   // Without peer access the driver stages the copy through host memory and may block the

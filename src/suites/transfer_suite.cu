@@ -45,21 +45,6 @@ void record_link(case_state& st, const tr::host_link& l, int directions) {
   if (l.per_direction_gbps > 0) st.add_metric("link_gbps", l.per_direction_gbps * directions);
 }
 
-/// Checks one destination: on the GPU where it can address it, else on the host.
-verify_result check_pattern(const void* host_or_device, const void* mapped, std::size_t bytes, std::uint64_t seed,
-                            bool on_host, cudaStream_t s, const char* what) {
-  std::size_t bad = 0, first = 0;
-  if (on_host) {
-    bad = tr::count_pattern_mismatches_host(host_or_device, bytes, seed, first);
-  } else {
-    const auto r = tr::count_pattern_mismatches(mapped ? mapped : host_or_device, bytes, seed, s);
-    bad = r.first;
-    first = r.second;
-  }
-  if (bad == 0) return verify_result::pass();
-  return verify_result::fail(fmt::format("{}: {} of {} bytes wrong, first at {}", what, bad, bytes, first));
-}
-
 /// The copy case: one engine moves `bytes` between host memory of one kind and the GPU.
 void copy_case(case_state& st) {
   const auto kind = *tr::host_kind_from(st.get_string("memory"));
@@ -112,9 +97,12 @@ void copy_case(case_state& st) {
   };
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  if (up) st.check(check_pattern(d_dst.data(), nullptr, bytes, seed, false, s, "host-to-device"));
+  if (up) st.check(tr::verify_pattern(d_dst.data(), bytes, seed, s, "host-to-device"));
+  // Mapped host memory is checked by the GPU (write-combined memory reads back slowly on the
+  // CPU); pageable memory by the host.
   if (down)
-    st.check(check_pattern(h_dst.data(), h_dst.device_pointer(), bytes, seed + 1, !tr::is_mapped(kind), s, "device-to-host"));
+    st.check(tr::is_mapped(kind) ? tr::verify_pattern(h_dst.device_pointer(), bytes, seed + 1, s, "device-to-host")
+                                 : tr::verify_pattern_host(h_dst.data(), bytes, seed + 1, "device-to-host"));
 
   // Bytes over the link: GB/s is the transfer rate a user compares with the link's figure.
   st.add_bytes_read(bytes * (up + down));
@@ -172,10 +160,10 @@ void overlap_case(case_state& st) {
   };
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  if (upload) st.check(check_pattern(d_up.data(), nullptr, bytes, seed, false, s, "upload"));
-  if (download) st.check(check_pattern(h_down.data(), h_down.device_pointer(), bytes, seed + 1, false, s, "download"));
+  if (upload) st.check(tr::verify_pattern(d_up.data(), bytes, seed, s, "upload"));
+  if (download) st.check(tr::verify_pattern(h_down.device_pointer(), bytes, seed + 1, s, "download"));
   // An even number of passes ends with the copy back into d_work_b from a.
-  if (kernel) st.check(check_pattern(d_work_b.data(), nullptr, bytes, seed + 2, false, s, "kernel"));
+  if (kernel) st.check(tr::verify_pattern(d_work_b.data(), bytes, seed + 2, s, "kernel"));
   st.add_label("kernel", fmt::format("{} device copies of {}", overlap_policy::kernel_passes, format_bytes(static_cast<double>(bytes))));
   st.add_bytes_read(bytes * (upload + download));
   st.exec(launch);
@@ -238,22 +226,10 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   }
 }
 
-/// The size a fact is about: the nearest measured to `at`, else the largest; and the note
-/// saying so where it differs.
-std::int64_t fact_size(const present::row_list& rows, std::optional<double> at, std::string& note) {
-  if (!at) return present::largest(rows, "bytes");
-  const auto* r = present::nearest(rows, "bytes", *at);
-  if (!r) return 0;
-  const auto b = r->int_axis("bytes").value_or(0);
-  if (static_cast<double>(b) != *at)
-    note = "nearest measured size to " + format_bytes(*at) + ": " + format_bytes(static_cast<double>(b));
-  return b;
-}
-
 std::optional<present::fact_value> host_transfer_fact(const present::suite_view& v, std::optional<double> at) {
   const auto rows = v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")}}));
   present::fact_value f;
-  const auto size = fact_size(rows, at, f.nearest_note);
+  const auto size = present::size_for_fact(rows, "bytes", at, f.nearest_note);
   const auto pick = [&](const char* mem) {
     return present::best_by(v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")},
                                                            {"memory", std::string(mem)}, {"bytes", size}})),

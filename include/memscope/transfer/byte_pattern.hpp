@@ -5,6 +5,7 @@
 #include "memscope/core/host_device.hpp"
 #include "memscope/core/parallel.hpp"
 #include "memscope/core/random.hpp"
+#include "memscope/core/verify.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -50,6 +51,20 @@ inline std::size_t count_pattern_mismatches_host(const void* src, std::size_t by
     if (bad[c] && first_bad[c] < first) first = first_bad[c];
   }
   return total;
+}
+
+/// A check's verdict from a mismatch count: "WHAT: N of M bytes wrong, first at F".
+inline verify_result pattern_verdict(std::size_t bad, std::size_t first, std::size_t bytes, const std::string& what) {
+  if (bad == 0) return verify_result::pass();
+  return verify_result::fail(what + ": " + std::to_string(bad) + " of " + std::to_string(bytes) + " bytes wrong, first at " +
+                             std::to_string(first));
+}
+
+/// Checks host memory against the pattern, over the host's cores.
+inline verify_result verify_pattern_host(const void* src, std::size_t bytes, std::uint64_t seed, const std::string& what) {
+  std::size_t first = 0;
+  const std::size_t bad = count_pattern_mismatches_host(src, bytes, seed, first);
+  return pattern_verdict(bad, first, bytes, what);
 }
 
 }  // namespace memscope::transfer

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <utility>
 
 namespace memscope::transfer {
@@ -156,6 +157,13 @@ inline std::pair<std::size_t, std::size_t> count_pattern_mismatches(const void* 
   MEMSCOPE_CUDA_CALL(cudaFreeAsync(d_out, stream));
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
   return {static_cast<std::size_t>(got[0]), got[0] ? static_cast<std::size_t>(got[1]) : bytes};
+}
+
+/// Checks any addressable memory against the pattern on the GPU. Synchronises `stream`.
+inline verify_result verify_pattern(const void* src, std::size_t bytes, std::uint64_t seed, cudaStream_t stream,
+                                    const std::string& what) {
+  const auto bad = count_pattern_mismatches(src, bytes, seed, stream);
+  return pattern_verdict(bad.first, bad.second, bytes, what);
 }
 
 }  // namespace memscope::transfer
