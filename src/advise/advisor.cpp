@@ -293,10 +293,13 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
            {}, "memscope/dsmem/histogram.cuh", ""};
     } else {
       a = {"written/grid/global", "global memory with atomics (L2)",
-           "atomics straight into global memory: the counters stay in L2, and a warp whose values agree adds once",
+           "atomics into global memory, where the counters stay in L2; against skew keep a few copies (block b adds to copy "
+           "b % G, as many as fit half of L2, summed at the end), let lanes of a warp whose values agree add once "
+           "(__match_any_sync), and count a window of the hottest values in each block's shared memory",
            !clusters  ? std::string("this GPU has no thread-block clusters (compute capability below 9.0)")
-           : measured ? fmt::format("at {} the counters outgrow what a split cluster of four blocks holds, and on this GPU L2 "
-                                    "atomics then beat larger clusters (more repeated reads, or remote atomics across SMs)",
+           : measured ? fmt::format("at {} the counters outgrow what a split cluster of two blocks holds, and on this GPU L2 "
+                                    "atomics then beat larger clusters (more repeated reads, or remote atomics across SMs); one "
+                                    "copy of hot counters serialises every SM's atomics on skewed data",
                                     bytes_text())
            : fmt::format("{} exceeds what a cluster's shared memory holds ({})", bytes_text(),
                          format_bytes(static_cast<double>(cluster_smem))),

@@ -101,7 +101,9 @@ TEST(Cli, BadInputIsOneLineAndUsageExit) {
   expect_one_line_error("run readonly --axis table_bytes=2^34", exit_usage, "out of range");
   expect_one_line_error("run histogram --axis bins=0", exit_usage, "out of range");
   expect_one_line_error("run histogram --axis strategy=cluster3", exit_usage, "C = 1, 2, 4, 8, 16");
-  expect_one_line_error("run histogram --axis distribution=zipf", exit_usage, "uniform, normal, one_bin or dirty");
+  expect_one_line_error("run histogram --axis distribution=zipf", exit_usage, "zipf_0.5, zipf_1, zipf_1.5, zipf_2");
+  expect_one_line_error("run histogram --axis strategy=private3", exit_usage, "power of two");
+  expect_one_line_error("run histogram --axis strategy=block_smem_agg", exit_usage, "_agg and _win apply to");
   expect_one_line_error("run histogram --axis samples=2^33", exit_usage, "out of range");
   expect_one_line_error("run dsmem --axis target=dsmem_c3", exit_usage, "dsmem_c2/4/8/16");
   expect_one_line_error("run dsmem/bandwidth --axis target=l2", exit_usage, "belongs to dsmem/latency");

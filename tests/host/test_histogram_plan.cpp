@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <random>
 #include <vector>
 
 namespace hg = memscope::histogram;
@@ -71,6 +73,47 @@ TEST(HistogramBins, IntegerRuleIsExactFraction) {
   EXPECT_EQ(wide(2147483646), 1);
 }
 
+/// The division-free integer rule against the plain 64-bit quotient, on random levels of every
+/// width (ranges of 1 to 2^62, bin counts 1 to 2^28) and the samples next to every bin edge.
+template <class T>
+void expect_exact_quotients(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int shift = static_cast<int>(rng() % (8 * sizeof(T)));
+    const auto lo_bits = static_cast<std::int64_t>(rng() >> (64 - 8 * sizeof(T)));
+    T lower = static_cast<T>(lo_bits);
+    const std::uint64_t span = std::max<std::uint64_t>(1, rng() >> (64 - std::max(1, shift)));
+    const std::uint64_t room = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) - static_cast<std::uint64_t>(static_cast<std::int64_t>(lower));
+    if (lower > 0 && static_cast<std::uint64_t>(lower) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) continue;
+    const T upper = static_cast<T>(static_cast<std::int64_t>(lower) + static_cast<std::int64_t>(std::min(span, room)));
+    if (!(lower < upper)) continue;
+    const int bins = 1 + static_cast<int>(rng() % (trial % 3 == 0 ? (1u << 28) : 1000u));
+    hg::even_bins<T> b;
+    if (!hg::even_bins<T>::try_make(bins + 1, lower, upper, b).ok()) continue;
+    const std::uint64_t range = b.wide(upper) - b.wide(lower);
+    for (int k = 0; k < 64; ++k) {
+      // Samples at the edges of random bins (and one below, one above), and random ones.
+      const std::uint64_t edge_bin = rng() % static_cast<std::uint64_t>(bins);
+      const auto edge = static_cast<std::uint64_t>((static_cast<unsigned __int128>(edge_bin) * range + bins - 1) / bins);
+      for (std::uint64_t off : {edge, edge - 1, edge + 1, rng() % range}) {
+        if (off >= range) continue;
+        const T s = static_cast<T>(static_cast<std::int64_t>(lower) + static_cast<std::int64_t>(off));
+        const auto want = static_cast<int>(static_cast<unsigned __int128>(off) * static_cast<unsigned>(bins) / range);
+        ASSERT_EQ(b(s), want) << "lower " << +lower << " upper " << +upper << " bins " << bins << " offset " << off;
+      }
+    }
+  }
+}
+
+TEST(HistogramBins, IntegerRuleIsTheExactQuotientForEveryWidth) {
+  expect_exact_quotients<std::int8_t>(1);
+  expect_exact_quotients<std::uint8_t>(2);
+  expect_exact_quotients<std::int16_t>(3);
+  expect_exact_quotients<std::int32_t>(4);
+  expect_exact_quotients<std::uint32_t>(5);
+  expect_exact_quotients<std::int64_t>(6);
+}
+
 TEST(HistogramBins, BadLevelsAreRejected) {
   EXPECT_THROW(hg::even_bins<float>::make(1, 0.0f, 1.0f), std::invalid_argument);
   EXPECT_THROW(hg::even_bins<float>::make(0, 0.0f, 1.0f), std::invalid_argument);
@@ -107,17 +150,51 @@ TEST(HistogramPlan, AutomaticChoiceFollowsCapacity) {
   EXPECT_EQ(p65k.cluster_size, 2);
   EXPECT_EQ(p65k.smem_bytes, 128u * 1024);
   EXPECT_EQ(pick(116224).kind, strategy::cluster_split);  // two full blocks
-  EXPECT_EQ(pick(116225).cluster_size, 4);
-  EXPECT_EQ(pick(232448).cluster_size, 4);  // four full blocks
-  EXPECT_EQ(pick(232449).kind, strategy::global_atomics);
-  EXPECT_EQ(pick(262144).kind, strategy::global_atomics);
-  EXPECT_EQ(pick(1 << 20).kind, strategy::global_atomics);
+  // Past two blocks' shared memory: copies in global memory, sized once the samples are known.
+  EXPECT_EQ(pick(116225).kind, strategy::global_private);
+  EXPECT_EQ(pick(232449).kind, strategy::global_private);
+  EXPECT_EQ(pick(262144).kind, strategy::global_private);
+  EXPECT_EQ(pick(1 << 20).kind, strategy::global_private);
+  EXPECT_EQ(pick(1 << 20).copies, 0);
+}
+
+TEST(HistogramPlan, PrivateCopiesFitL2AndPayForThemselves) {
+  using hg::strategy;
+  auto dev = h200();
+  dev.l2_bytes = 60u << 20;
+  // 2^18 bins are 1 MiB a copy: 30 MiB of L2 share holds 16 (a power of two), and 2^28 float
+  // samples (1 GiB) pay for far more.
+  EXPECT_EQ(hg::private_copies(1 << 18, 1ll << 28, 4, dev), 16);
+  EXPECT_EQ(hg::private_copies(1 << 20, 1ll << 28, 4, dev), 4);
+  EXPECT_EQ(hg::private_copies(1 << 20, 1ll << 10, 4, dev), 1);  // a tiny input: zeroing copies would dominate
+  EXPECT_EQ(hg::private_copies(256, 1ll << 30, 4, dev), hg::policy::max_private_copies);
+  dev.l2_bytes = 0;
+  EXPECT_EQ(hg::private_copies(1 << 18, 1ll << 28, 4, dev), 1);
+  auto p = hg::plan_histogram(1 << 20, h200(), strategy::automatic, 0, always);
+  ASSERT_TRUE(hg::try_resolve_global(p, true, {}, 1 << 20, 1 << 10, 4, dev).ok());
+  EXPECT_EQ(p.kind, strategy::global_atomics);  // one copy: nothing to fold
+  EXPECT_TRUE(p.warp_aggregate);                // the automatic choice aggregates and windows
+  EXPECT_EQ(p.window_bins, hg::policy::window_bins);
+  EXPECT_EQ(hg::scratch_bytes(p, 1 << 20), 0u);
+  p = hg::plan_histogram(1 << 20, h200(), strategy::global_private, 0, always);
+  ASSERT_TRUE(hg::try_resolve_global(p, false, {8, false, false}, 1 << 20, 1 << 10, 4, dev).ok());
+  EXPECT_EQ(p.copies, 8);
+  EXPECT_FALSE(p.warp_aggregate);
+  EXPECT_EQ(p.window_bins, 0);
+  EXPECT_EQ(hg::scratch_bytes(p, 1 << 20), 7u * 4 * (1 << 20));
+  p = hg::plan_histogram(100, h200(), strategy::global_atomics, 0, always);
+  ASSERT_TRUE(hg::try_resolve_global(p, false, {0, true, true}, 100, 1 << 20, 4, dev).ok());
+  EXPECT_EQ(p.window_bins, 100);  // never wider than the bins
+  for (int bad : {-1, 3, 128}) {
+    const auto s = hg::try_resolve_global(p, false, {bad, false, false}, 1 << 20, 1 << 10, 4, dev);
+    EXPECT_EQ(s.what, memscope::status::kind::invalid_argument) << bad;
+  }
 }
 
 TEST(HistogramPlan, RespectsClusterOccupancyAndMissingClusters) {
   using hg::strategy;
   const auto none = [](int, std::size_t) { return false; };
-  EXPECT_EQ(hg::plan_histogram(65536, h200(), strategy::automatic, 0, none).kind, strategy::global_atomics);
+  EXPECT_EQ(hg::plan_histogram(65536, h200(), strategy::automatic, 0, none).kind, strategy::global_private);
   EXPECT_EQ(hg::plan_histogram(262144, h200(), strategy::cluster_dsmem, 0, upto8).cluster_size, 8);
   EXPECT_THROW(hg::plan_histogram(524288, h200(), strategy::cluster_dsmem, 0, upto8), hg::unsupported);
   EXPECT_EQ(hg::plan_histogram(524288, h200(), strategy::cluster_dsmem, 0, always).cluster_size, 16);
@@ -125,7 +202,7 @@ TEST(HistogramPlan, RespectsClusterOccupancyAndMissingClusters) {
   // Without clusters: a block's shared memory while it fits, then global atomics.
   EXPECT_EQ(hg::plan_histogram(16384, no_clusters(), strategy::automatic, 0, always).kind, strategy::block_smem);
   EXPECT_EQ(hg::plan_histogram(20000, no_clusters(), strategy::automatic, 0, always).kind, strategy::block_smem);
-  EXPECT_EQ(hg::plan_histogram(65536, no_clusters(), strategy::automatic, 0, always).kind, strategy::global_atomics);
+  EXPECT_EQ(hg::plan_histogram(65536, no_clusters(), strategy::automatic, 0, always).kind, strategy::global_private);
   EXPECT_THROW(hg::plan_histogram(256, no_clusters(), strategy::cluster_dsmem, 2, always), hg::unsupported);
   EXPECT_THROW(hg::plan_histogram(256, no_clusters(), strategy::cluster_split, 2, always), hg::unsupported);
 }

@@ -60,9 +60,14 @@ struct pending_run {
 /// Bins one vector and hands add(bin, count) the counts. A warp whose samples all fall in one
 /// bin (the all-in-one-bin worst case, where every atomic contends) adds once (through `run`
 /// when HoldRuns).
-template <bool HoldRuns, class SampleT, class Add>
+/// Says no bin is counted locally: every bin is worth aggregating.
+struct nothing_local {
+  __device__ bool operator()(int) const { return false; }
+};
+
+template <bool HoldRuns, bool Aggregate, class SampleT, class Add, class Local>
 __device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const even_bins<SampleT>& rule, Add& add,
-                                           pending_run& run) {
+                                           pending_run& run, const Local& local) {
   constexpr int k_size = sample_vector<SampleT>::size;
   int bins[k_size];
 #pragma unroll
@@ -80,20 +85,38 @@ __device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, con
     }
     return;
   }
-  // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
-  // compares cost more than the atomics they save (1.05-1.1x faster without, docs/dsmem.md).
+  if constexpr (Aggregate) {
+    // Lanes whose samples share a bin add once, the lowest of them for all: a few hot bins
+    // then cost one atomic per bin per warp step, not one per sample. Where every lane's bin
+    // is counted locally (a shared-memory window) or nowhere, the match would cost more than
+    // it saves: those add directly (normal_0.1pct at 2^18 bins: 2.5x -> 14x CUB).
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned active = __activemask();
 #pragma unroll
-  for (int k = 0; k < k_size; ++k)
-    if (bins[k] >= 0) add(bins[k], 1u);
+    for (int k = 0; k < k_size; ++k) {
+      if (__all_sync(active, bins[k] < 0 || local(bins[k]))) {
+        if (bins[k] >= 0) add(bins[k], 1u);
+        continue;
+      }
+      const unsigned peers = __match_any_sync(active, bins[k]);
+      if (bins[k] >= 0 && lane == static_cast<unsigned>(__ffs(peers) - 1)) add(bins[k], static_cast<std::uint32_t>(__popc(peers)));
+    }
+  } else {
+    // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
+    // compares cost more than the atomics they save (1.05-1.1x faster without, docs/dsmem.md).
+#pragma unroll
+    for (int k = 0; k < k_size; ++k)
+      if (bins[k] >= 0) add(bins[k], 1u);
+  }
 }
 
 /// Every sample of [0, n) is binned by exactly one of `threads` threads (this one is `rank`):
 /// a scalar head up to the first 16-byte boundary, 16-byte vectors with
 /// policy::vectors_per_thread loads in flight, a scalar tail.
-template <bool HoldRuns = false, class SampleT, class Add>
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Add, class Local = nothing_local>
 __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples, std::size_t n,
                                              const even_bins<SampleT>& rule, std::size_t rank, std::size_t threads,
-                                             Add& add) {
+                                             Add& add, const Local& local = {}) {
   using vec = sample_vector<SampleT>;
   constexpr int k_vectors = policy::vectors_per_thread;
   const auto address = reinterpret_cast<std::uintptr_t>(samples);
@@ -119,7 +142,7 @@ __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples
     }
 #pragma unroll
     for (int u = 0; u < k_vectors; ++u)
-      if (base + u * threads < num_vectors) bin_vector<HoldRuns>(v[u], rule, add, run);
+      if (base + u * threads < num_vectors) bin_vector<HoldRuns, Aggregate>(v[u], rule, add, run, local);
   }
   if constexpr (HoldRuns) run.flush(add);
   for (std::size_t i = head + num_vectors * vec::size + rank; i < n; i += threads) {
@@ -142,12 +165,73 @@ __device__ __forceinline__ std::uint32_t* shared_counters() {
   return memscope_histogram_smem;
 }
 
+/// The first bin of a block's shared-memory window: the window of `width` bins centred on the
+/// median bin of 32 samples spread over the block's share of the input (a bell's mass, wherever
+/// the block's samples start; a skew's hot region). Warp 0 finds it; the block reads it after
+/// the barrier that follows.
 template <class SampleT>
+__device__ __forceinline__ void window_start(const SampleT* __restrict__ samples, std::size_t n,
+                                            const even_bins<SampleT>& rule, int width, int* shared_start) {
+  if (threadIdx.x < 32) {
+    const unsigned lane = threadIdx.x;
+    const std::size_t probes = static_cast<std::size_t>(gridDim.x) * 32;
+    const std::size_t i = ((static_cast<std::size_t>(blockIdx.x) * 32 + lane) * (n / probes) + lane) % n;
+    const int bin = rule(samples[i]);
+    const unsigned valid = __ballot_sync(~0u, bin >= 0);
+    // The median of the valid bins: the one with as many valid bins below it as half of them
+    // (ties by lane), found with 32 shuffles.
+    int below = 0;
+    for (int l = 0; l < 32; ++l) {
+      const int other = __shfl_sync(~0u, bin, l);
+      below += ((valid >> l) & 1u) && (other < bin || (other == bin && l < static_cast<int>(lane)));
+    }
+    const unsigned is_median = __ballot_sync(~0u, bin >= 0 && below == __popc(valid) / 2);
+    const int median = __shfl_sync(~0u, bin, is_median ? __ffs(is_median) - 1 : 0);
+    if (lane == 0) *shared_start = valid ? max(0, min(median - width / 2, rule.num_bins - width)) : 0;
+  }
+}
+
+/// global_atomics (copies == 1) and global_private: block b adds to copy b % copies, copy 0
+/// being the output and copy c > 0 scratch + (c - 1) * num_bins; histogram_fold_kernel sums
+/// the copies afterwards. With Window, bins in the block's window count in shared memory and
+/// are flushed to the output at the end.
+template <class SampleT, bool Aggregate, bool Window>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_global_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule,
-                            std::uint32_t* __restrict__ histogram) {
-  auto add = [&](int bin, std::uint32_t count) { atomicAdd(histogram + bin, count); };
-  for_each_bin<true>(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+    histogram_global_kernel(const SampleT* __restrict__ samples, std::size_t n, even_bins<SampleT> rule, int copies,
+                            int window_bins, std::uint32_t* __restrict__ scratch, std::uint32_t* __restrict__ histogram) {
+  const int copy = static_cast<int>(blockIdx.x % static_cast<unsigned>(copies));
+  std::uint32_t* counters = copy == 0 ? histogram : scratch + static_cast<std::size_t>(copy - 1) * rule.num_bins;
+  if constexpr (Window) {
+    __shared__ int start_shared;
+    std::uint32_t* window = shared_counters();
+    window_start(samples, n, rule, window_bins, &start_shared);
+    for (int i = threadIdx.x; i < window_bins; i += blockDim.x) window[i] = 0;
+    __syncthreads();
+    const int start = start_shared;
+    const auto in_window = [=](int bin) { return static_cast<unsigned>(bin - start) < static_cast<unsigned>(window_bins); };
+    auto add = [&](int bin, std::uint32_t count) {
+      if (in_window(bin)) atomicAdd(window + (bin - start), count);
+      else atomicAdd(counters + bin, count);
+    };
+    for_each_bin<true, Aggregate>(samples, n, rule, global_thread_rank(), global_thread_count(), add, in_window);
+    __syncthreads();
+    for (int i = threadIdx.x; i < window_bins; i += blockDim.x)
+      if (const std::uint32_t c = window[i]) atomicAdd(histogram + start + i, c);
+  } else {
+    auto add = [&](int bin, std::uint32_t count) { atomicAdd(counters + bin, count); };
+    for_each_bin<true, Aggregate>(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+  }
+}
+
+/// histogram[b] += the scratch copies' counts of bin b.
+__global__ void histogram_fold_kernel(const std::uint32_t* __restrict__ scratch, int extra_copies, int num_bins,
+                                      std::uint32_t* __restrict__ histogram) {
+  const auto bins = static_cast<std::size_t>(num_bins);
+  for (std::size_t b = global_thread_rank(); b < bins; b += global_thread_count()) {
+    std::uint32_t sum = 0;
+    for (int c = 0; c < extra_copies; ++c) sum += scratch[static_cast<std::size_t>(c) * bins + b];
+    if (sum != 0) histogram[b] += sum;
+  }
 }
 
 template <class SampleT>
@@ -255,6 +339,9 @@ status try_current_device_limits(device_limits& d) {
   d.cluster_code_arch = std::min(arch_cluster, arch_split);
   d.cluster_launch = usable_cluster && usable_split;
   d.max_cluster_size = d.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
+  int l2 = 0;
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  d.l2_bytes = static_cast<std::size_t>(l2);
   cache.emplace_back(device, d);
   return {};
 }
@@ -269,11 +356,14 @@ device_limits current_device_limits() {
 struct options {
   strategy kind = strategy::automatic;
   int cluster_size = 0;  // cluster_dsmem: 1, 2, 4, 8 or 16; 0 = choose
+  int copies = 0;        // global_private: 1 to policy::max_private_copies, a power of two; 0 = choose
+  bool warp_aggregate = false;  // global strategies: lanes with equal bins add once (__match_any_sync)
+  bool window = false;          // global strategies: each block counts policy::window_bins bins in shared memory
 };
 
-/// The plan histogram_even would run for these bins on the current device.
+/// The plan histogram_even would run for these bins and samples on the current device.
 template <class SampleT>
-status try_plan_for(int num_bins, const options& opt, plan& out) {
+status try_plan_for(int num_bins, std::int64_t num_samples, const options& opt, plan& out) {
   device_limits dev;
   MEMSCOPE_RETURN_IF_ERROR(try_current_device_limits<SampleT>(dev));
   // A cluster shape counts as runnable only where both cluster kernels co-schedule it: the
@@ -286,13 +376,16 @@ status try_plan_for(int num_bins, const options& opt, plan& out) {
     return query.ok() && a > 0 && b > 0;
   };
   const status planned = try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out);
-  return query.ok() ? planned : query;
+  if (!query.ok()) return query;
+  MEMSCOPE_RETURN_IF_ERROR(planned);
+  return try_resolve_global(out, opt.kind == strategy::automatic, {opt.copies, opt.warp_aggregate, opt.window}, num_bins,
+                            num_samples, sizeof(SampleT), dev);
 }
 
 template <class SampleT>
-plan plan_for(int num_bins, const options& opt) {
+plan plan_for(int num_bins, std::int64_t num_samples, const options& opt) {
   plan p;
-  throw_if_error(try_plan_for<SampleT>(num_bins, opt, p));
+  throw_if_error(try_plan_for<SampleT>(num_bins, num_samples, opt, p));
   return p;
 }
 
@@ -304,30 +397,116 @@ struct outcome {
 
 namespace detail {
 
+/// Scratch for a direct (one-phase) call: stream-ordered from the device's memory pool, so a
+/// loop of calls reuses the pool's memory instead of allocating; plain cudaMalloc where the
+/// device has no pools.
+struct scratch_lease {
+  void* ptr = nullptr;
+  bool pooled = false;
+  cudaStream_t stream = nullptr;
+
+  status acquire(std::size_t bytes, cudaStream_t s) {
+    stream = s;
+    int device = 0, pools = 0;
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device));
+    pooled = pools != 0;
+    if (pooled) MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMallocAsync(&ptr, bytes, s));
+    else MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMalloc(&ptr, bytes));
+    return {};
+  }
+  /// After the work that uses it is enqueued (or failed to be).
+  status release() {
+    if (ptr == nullptr) return {};
+    void* p = ptr;
+    ptr = nullptr;
+    if (pooled) MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFreeAsync(p, stream));
+    else MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFree(p));  // waits for the device
+    return {};
+  }
+  scratch_lease() = default;
+  scratch_lease(const scratch_lease&) = delete;
+  scratch_lease& operator=(const scratch_lease&) = delete;
+  ~scratch_lease() { (void)release(); }
+};
+
+template <class SampleT, bool Aggregate, bool Window>
+status launch_global_as(const SampleT* d_samples, std::size_t n, const even_bins<SampleT>& rule, int copies,
+                        std::uint32_t* scratch, std::uint32_t* d_histogram, cudaStream_t stream, unsigned grid,
+                        std::size_t smem) {
+  histogram_global_kernel<SampleT, Aggregate, Window><<<grid, policy::block_threads, smem, stream>>>(
+      d_samples, n, rule, copies, Window ? static_cast<int>(smem / sizeof(std::uint32_t)) : 0, scratch, d_histogram);
+  MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_global_kernel");
+  return {};
+}
+
+/// Runs a global plan. The automatic choice drops the window where the blocks would have too
+/// few samples to amortise it (the plan then says so); a window asked for runs regardless.
 template <class SampleT>
-status histogram_even_status(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
-                             SampleT upper_level, std::int64_t num_samples, cudaStream_t stream, const options& opt,
-                             plan& p) {
+status launch_global(const SampleT* d_samples, std::size_t n, const even_bins<SampleT>& rule, plan& p, bool automatic,
+                     std::uint32_t* scratch, std::uint32_t* d_histogram, cudaStream_t stream) {
+  constexpr int threads = policy::block_threads;
+  const std::size_t per_block = std::size_t{threads} * policy::vectors_per_thread * sample_vector<SampleT>::size;
+  const std::size_t smem = static_cast<std::size_t>(p.window_bins) * sizeof(std::uint32_t);
+  unsigned grid = 1;
+  MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<SampleT, true, true>, threads, smem, n, per_block, grid));
+  if (automatic && p.window_bins > 0 && n < std::size_t{grid} * static_cast<std::size_t>(p.window_bins) * policy::window_min_samples_per_counter)
+    p.window_bins = 0;
+  if (p.window_bins == 0)
+    MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<SampleT, true, false>, threads, 0, n, per_block, grid));
+  // Every copy must have blocks adding to it, or the fold would add zeros for nothing.
+  const int copies = std::max(1, std::min(p.copies, static_cast<int>(grid)));
+  const std::size_t used_smem = static_cast<std::size_t>(p.window_bins) * sizeof(std::uint32_t);
+  status launched;
+  if (p.warp_aggregate)
+    launched = p.window_bins > 0 ? launch_global_as<SampleT, true, true>(d_samples, n, rule, copies, scratch, d_histogram, stream, grid, used_smem)
+                                 : launch_global_as<SampleT, true, false>(d_samples, n, rule, copies, scratch, d_histogram, stream, grid, 0);
+  else
+    launched = p.window_bins > 0 ? launch_global_as<SampleT, false, true>(d_samples, n, rule, copies, scratch, d_histogram, stream, grid, used_smem)
+                                 : launch_global_as<SampleT, false, false>(d_samples, n, rule, copies, scratch, d_histogram, stream, grid, 0);
+  MEMSCOPE_RETURN_IF_ERROR(launched);
+  if (copies > 1) {
+    unsigned fold_grid = 1;
+    MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_fold_kernel, 256, 0, static_cast<std::size_t>(rule.num_bins), 256, fold_grid));
+    histogram_fold_kernel<<<fold_grid, 256, 0, stream>>>(scratch, copies - 1, rule.num_bins, d_histogram);
+    MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_fold_kernel");
+  }
+  return {};
+}
+
+/// The histogram, with `scratch` (at least scratch_bytes(p) bytes) or, where it is null and the
+/// plan needs some, scratch leased for this call.
+template <class SampleT>
+status histogram_even_status(void* scratch, const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels,
+                             SampleT lower_level, SampleT upper_level, std::int64_t num_samples, cudaStream_t stream,
+                             const options& opt, plan& p) {
   even_bins<SampleT> rule;
   MEMSCOPE_RETURN_IF_ERROR(even_bins<SampleT>::try_make(num_levels, lower_level, upper_level, rule));
   if (num_samples < 0 || num_samples > policy::max_samples)
     return status::invalid("histogram of " + std::to_string(num_samples) +
                            " samples: 0 to 2^32-1 are supported (32-bit counters)");
-  MEMSCOPE_RETURN_IF_ERROR(try_plan_for<SampleT>(rule.num_bins, opt, p));
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(
-      cudaMemsetAsync(d_histogram, 0, static_cast<std::size_t>(rule.num_bins) * sizeof(std::uint32_t), stream));
+  MEMSCOPE_RETURN_IF_ERROR(try_plan_for<SampleT>(rule.num_bins, num_samples, opt, p));
+  const std::size_t counter_bytes = static_cast<std::size_t>(rule.num_bins) * sizeof(std::uint32_t);
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(d_histogram, 0, counter_bytes, stream));
   if (num_samples == 0) return {};
   const auto n = static_cast<std::size_t>(num_samples);
   constexpr int threads = policy::block_threads;
   const std::size_t per_block = std::size_t{threads} * policy::vectors_per_thread * sample_vector<SampleT>::size;
 
   switch (p.kind) {
-    case strategy::global_atomics: {
-      unsigned grid = 1;
-      MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<SampleT>, threads, 0, n, per_block, grid));
-      histogram_global_kernel<SampleT><<<grid, threads, 0, stream>>>(d_samples, n, rule, d_histogram);
-      MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_global_kernel");
-      return {};
+    case strategy::global_atomics:
+      return launch_global(d_samples, n, rule, p, opt.kind == strategy::automatic, nullptr, d_histogram, stream);
+    case strategy::global_private: {
+      const std::size_t bytes = scratch_bytes(p, rule.num_bins);
+      scratch_lease lease;
+      if (scratch == nullptr) {
+        MEMSCOPE_RETURN_IF_ERROR(lease.acquire(bytes, stream));
+        scratch = lease.ptr;
+      }
+      auto* copies = static_cast<std::uint32_t*>(scratch);
+      MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(copies, 0, bytes, stream));
+      MEMSCOPE_RETURN_IF_ERROR(launch_global(d_samples, n, rule, p, opt.kind == strategy::automatic, copies, d_histogram, stream));
+      return lease.release();
     }
     case strategy::block_smem: {
       unsigned grid = 1;
@@ -357,21 +536,29 @@ status histogram_even_status(const SampleT* d_samples, std::uint32_t* d_histogra
   return status::invalid("plan_histogram returned no concrete strategy");
 }
 
-/// CUB's two-phase protocol: with d_temp_storage == nullptr only temp_storage_bytes is set. The
-/// current strategies need no scratch (the counters live in shared memory or the output), so
-/// the size is 1 byte, kept so code written against CUB's pattern works unchanged.
+/// CUB's two-phase protocol: with d_temp_storage == nullptr only temp_storage_bytes is set:
+/// global_private's extra copies, else 1 byte (the other strategies need no scratch; kept so
+/// code written against CUB's pattern works unchanged).
 template <class SampleT>
 status histogram_even_two_phase(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                                 std::uint32_t* d_histogram, int num_levels, SampleT lower_level, SampleT upper_level,
                                 std::int64_t num_samples, cudaStream_t stream, const options& opt, plan& p) {
+  even_bins<SampleT> rule;  // bad levels fail at the query already
+  MEMSCOPE_RETURN_IF_ERROR(even_bins<SampleT>::try_make(num_levels, lower_level, upper_level, rule));
+  if (num_samples < 0 || num_samples > policy::max_samples)
+    return status::invalid("histogram of " + std::to_string(num_samples) +
+                           " samples: 0 to 2^32-1 are supported (32-bit counters)");
+  MEMSCOPE_RETURN_IF_ERROR(try_plan_for<SampleT>(rule.num_bins, num_samples, opt, p));
+  const std::size_t needed = std::max<std::size_t>(1, scratch_bytes(p, rule.num_bins));
   if (d_temp_storage == nullptr) {
-    even_bins<SampleT> rule;  // bad levels fail at the query already
-    MEMSCOPE_RETURN_IF_ERROR(even_bins<SampleT>::try_make(num_levels, lower_level, upper_level, rule));
-    temp_storage_bytes = 1;
-    return try_plan_for<SampleT>(num_levels - 1, opt, p);
+    temp_storage_bytes = needed;
+    return {};
   }
-  if (temp_storage_bytes < 1) return status::invalid("histogram_even: temp_storage_bytes smaller than queried");
-  return histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples, stream, opt, p);
+  if (temp_storage_bytes < needed)
+    return status::invalid("histogram_even: temp_storage_bytes (" + std::to_string(temp_storage_bytes) +
+                           ") smaller than the query's " + std::to_string(needed));
+  return histogram_even_status(d_temp_storage, d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples,
+                               stream, opt, p);
 }
 
 inline cudaError_t to_cuda_error(status s, const plan& p, outcome* out) {
@@ -392,7 +579,7 @@ template <class SampleT>
 plan histogram_even(const SampleT* d_samples, std::uint32_t* d_histogram, int num_levels, SampleT lower_level,
                     SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
   plan p;
-  throw_if_error(detail::histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples,
+  throw_if_error(detail::histogram_even_status(nullptr, d_samples, d_histogram, num_levels, lower_level, upper_level, num_samples,
                                                stream, opt, p));
   return p;
 }
@@ -418,7 +605,7 @@ cudaError_t try_histogram_even(const SampleT* d_samples, std::uint32_t* d_histog
                                SampleT upper_level, std::int64_t num_samples, cudaStream_t stream = nullptr,
                                options opt = {}, outcome* out = nullptr) {
   plan p;
-  return detail::to_cuda_error(detail::histogram_even_status(d_samples, d_histogram, num_levels, lower_level, upper_level,
+  return detail::to_cuda_error(detail::histogram_even_status(nullptr, d_samples, d_histogram, num_levels, lower_level, upper_level,
                                                              num_samples, stream, opt, p),
                                p, out);
 }

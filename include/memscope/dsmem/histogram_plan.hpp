@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -24,6 +25,9 @@ enum class strategy {
   cluster_dsmem,   // a thread-block cluster spreads the bins over its blocks' shared memory
   cluster_split,   // a cluster splits the bin range; every block reads all of the cluster's
                    // samples (L2 serves the repeats) and counts its own range: no remote atomics
+  global_private,  // G copies of the counters in global memory, block b adding to copy b % G,
+                   // folded at the end: G times less contention on a hot counter than
+                   // global_atomics, while all G copies stay in L2
 };
 
 struct policy {
@@ -38,13 +42,29 @@ struct policy {
   /// automatic choice does not use it: there one 227 KB block per SM measured fastest.
   static constexpr std::size_t preferred_smem_per_block = 64 * 1024;
   static constexpr int max_cluster_size = 16;
-  /// The largest split cluster the automatic choice takes: each block reads every sample, so
-  /// at 8 the repeated reads cost what global atomics do (measured tie at 2^18 bins).
-  static constexpr int max_auto_split = 4;
+  /// The largest split cluster the automatic choice takes: each block reads and bins every
+  /// sample, so at 4 a 32-bit integer input CUB bins fast (sorted, one bin, out of range) came
+  /// within 0.93x of CUB at 2^17 bins, where copies in global memory keep 1.8x or more on every
+  /// input (docs/dsmem.md). At 8 the repeated reads cost what global atomics do.
+  static constexpr int max_auto_split = 2;
   /// Bin indices are ints, and the counters must fit in memory: 2^28 bins are 1 GiB of counts.
   static constexpr std::int64_t max_bins = std::int64_t{1} << 28;
   /// Counts are 32-bit: more samples than this could wrap a bin.
   static constexpr std::int64_t max_samples = std::numeric_limits<std::uint32_t>::max();
+  /// global_private: the copies together take at most this share of L2, so that uniform data
+  /// (every counter touched) keeps them resident as global_atomics keeps its one copy.
+  static constexpr int private_l2_share_divisor = 2;
+  static constexpr int max_private_copies = 64;
+  /// ... and zeroing plus folding them costs at most 1/this of reading the samples.
+  static constexpr int private_overhead_divisor = 4;
+  /// Global strategies: each block counts a window of this many bins, centred on the median of
+  /// a few of its samples, in shared memory (32 KiB: two 1024-thread blocks still fit an SM).
+  /// A bell a few thousand bins wide then never reaches L2, where its few hot counters would
+  /// serialise every SM's atomics.
+  static constexpr int window_bins = 8192;
+  /// ... where every block has this many samples per window counter to amortise zeroing and
+  /// flushing its window (else no window).
+  static constexpr int window_min_samples_per_counter = 16;
 };
 
 /// Device figures the choice depends on (from device_info or the driver).
@@ -55,6 +75,7 @@ struct device_limits {
   /// The architecture the cluster kernels' code was compiled for (0: unknown). Below 90 the
   /// device may launch clusters but this code cannot use them.
   int cluster_code_arch = 0;
+  std::size_t l2_bytes = 0;  // global_private sizes its copies to fit (0: one copy)
 };
 
 /// Thrown when the GPU cannot run the requested strategy (no clusters, too little shared
@@ -66,6 +87,9 @@ struct plan {
   int cluster_size = 1;         // cluster_dsmem only
   int bins_per_block = 0;       // counters one block holds (all bins for block_smem)
   std::size_t smem_bytes = 0;   // dynamic shared memory per block
+  int copies = 1;               // global_private: copies of the counters (the output is copy 0)
+  bool warp_aggregate = false;  // global strategies: lanes with equal bins add once
+  int window_bins = 0;          // global strategies: bins each block counts in shared memory
 };
 
 inline const char* to_string(strategy s) {
@@ -75,6 +99,7 @@ inline const char* to_string(strategy s) {
     case strategy::block_smem: return "block_smem";
     case strategy::cluster_dsmem: return "cluster_dsmem";
     case strategy::cluster_split: return "cluster_split";
+    case strategy::global_private: return "global_private";
   }
   return "?";
 }
@@ -101,6 +126,21 @@ inline std::size_t cluster_smem(std::int64_t num_bins, int c) {
 }
 inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 }  // namespace detail
+
+/// How many copies global_private keeps for num_bins bins over num_samples samples of
+/// sample_bytes each: as many as fit the L2 share and cost little next to the samples' read,
+/// a power of two, at least 1 (1 is plain global atomics).
+inline int private_copies(std::int64_t num_bins, std::int64_t num_samples, std::size_t sample_bytes,
+                          const device_limits& dev) {
+  const double copy_bytes = static_cast<double>(num_bins) * sizeof(std::uint32_t);
+  const double by_l2 = static_cast<double>(dev.l2_bytes) / policy::private_l2_share_divisor / copy_bytes;
+  // Each copy is zeroed and read once more (2 x its bytes) besides the samples' one read.
+  const double by_cost = static_cast<double>(num_samples) * static_cast<double>(sample_bytes) /
+                         (2.0 * copy_bytes * policy::private_overhead_divisor);
+  int g = 1;
+  while (g * 2 <= policy::max_private_copies && g * 2 <= by_l2 && g * 2 <= by_cost) g *= 2;
+  return g;
+}
 
 /// Which strategy runs: `requested` as given (checked against the device), or for `automatic`
 /// the cheapest that fits. `cluster_size` 0 lets the choice pick it. `cluster_runs(c, smem)`
@@ -131,6 +171,8 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
   switch (requested) {
     case strategy::global_atomics:
       return chose(plan{strategy::global_atomics, 1, 0, 0});
+    case strategy::global_private:  // copies 0: resolve_copies picks them once the sample count is known
+      return chose(plan{strategy::global_private, 1, 0, 0, 0});
     case strategy::block_smem:
       if (whole > dev.smem_per_block_optin)
         return status::not_supported("block_smem needs " + detail::kib(whole) + " of shared memory per block for " +
@@ -168,15 +210,54 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
       break;
   }
   // Automatic, from the H200 measurements (docs/dsmem.md): one block's private copy while it
-  // fits at all (even one 227 KB block per SM beats every alternative); then the smallest
-  // split cluster of 2 or 4 blocks (each counts its part of the range, L2 serves the repeated
-  // reads); past that, global atomics: with the counters resident in L2 they match split
-  // clusters of 8 and beat every DSMEM remote-atomic cluster.
+  // fits at all (even one 227 KB block per SM beats every alternative); then a split cluster
+  // of 2 blocks (each counts its half of the range, L2 serves the repeated reads); past that,
+  // global atomics: with the counters resident in L2 they match split clusters of 8 and beat
+  // every DSMEM remote-atomic cluster. There, copies of the counters (global_private), warp
+  // aggregation and a shared-memory window keep skewed, sorted and hot-bin data, whose
+  // samples crowd a few counters, from serialising on them; try_resolve_global falls back to
+  // one copy and no window where they would not pay.
   if (whole <= dev.smem_per_block_optin) return chose(block_plan());
   if (dev.cluster_launch)
     for (int c = 2; c <= policy::max_auto_split; c *= 2)
       if (cluster_fits(c, dev.smem_per_block_optin)) return chose(cluster_plan(c, strategy::cluster_split));
-  return chose(plan{strategy::global_atomics, 1, 0, 0});
+  return chose(plan{strategy::global_private, 1, 0, 0, 0});
+}
+
+/// How a global plan counts, beyond where: `copies` for global_private (0: private_copies()),
+/// warp aggregation and a shared-memory window. The automatic choice takes all three, measured
+/// to keep skewed, sorted and hot-bin inputs at CUB's speed or better (docs/dsmem.md).
+struct global_options {
+  int copies = 0;
+  bool warp_aggregate = false;
+  bool window = false;
+};
+
+/// Settles a global plan for num_samples samples: a global_private plan's copies (`requested`
+/// 1 to policy::max_private_copies, a power of two, or 0 to choose), left with one copy it is
+/// global_atomics (nothing to fold); aggregation and the window as asked, or for a plan the
+/// automatic choice made, always.
+inline status try_resolve_global(plan& p, bool automatic, global_options g, std::int64_t num_bins,
+                                 std::int64_t num_samples, std::size_t sample_bytes, const device_limits& dev) {
+  if (g.copies != 0 && (g.copies < 1 || g.copies > policy::max_private_copies || (g.copies & (g.copies - 1)) != 0))
+    return status::invalid("global_private copies " + std::to_string(g.copies) + ": must be a power of two from 1 to " +
+                           std::to_string(policy::max_private_copies));
+  if (p.kind != strategy::global_private && p.kind != strategy::global_atomics) return {};
+  if (automatic) g = {0, true, true};
+  if (p.kind == strategy::global_private) {
+    p.copies = g.copies != 0 ? g.copies : private_copies(num_bins, num_samples, sample_bytes, dev);
+    if (p.copies == 1) p.kind = strategy::global_atomics;
+  }
+  p.warp_aggregate = g.warp_aggregate;
+  p.window_bins = g.window ? static_cast<int>(std::min<std::int64_t>(num_bins, policy::window_bins)) : 0;
+  return {};
+}
+
+/// Scratch bytes a plan needs beyond the output: copies 1 .. G-1 of global_private.
+inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins) {
+  return p.kind == strategy::global_private ? static_cast<std::size_t>(p.copies - 1) * static_cast<std::size_t>(num_bins) *
+                                                  sizeof(std::uint32_t)
+                                            : 0;
 }
 
 inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
@@ -220,6 +301,7 @@ struct even_bins {
   SampleT upper{};
   int num_bins = 0;
   SampleT reciprocal{};  // floating point only
+  double inv_range = 0;  // integers only: 1 / (upper - lower), for the division-free bin below
 
   static status try_make(int num_levels, SampleT lower_level, SampleT upper_level, even_bins& b) {
     MEMSCOPE_RETURN_IF_ERROR(try_check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level)));
@@ -232,6 +314,7 @@ struct even_bins {
       const auto range = wide(upper_level) - wide(lower_level);
       if (range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(b.num_bins))
         return status::invalid("histogram level range times bin count overflows 64-bit arithmetic");
+      b.inv_range = 1.0 / static_cast<double>(range);
     } else {
       b.reciprocal = static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
     }
@@ -258,7 +341,19 @@ struct even_bins {
     } else {
       const auto offset = wide(s) - wide(lower);
       const auto range = wide(upper) - wide(lower);
-      return static_cast<int>(offset * static_cast<std::uint64_t>(num_bins) / range);
+      const std::uint64_t scaled = offset * static_cast<std::uint64_t>(num_bins);
+      // floor(scaled / range) without a 64-bit division (a long software sequence on GPUs that
+      // made 32-bit samples 4x slower to bin than floats): where both are below 2^53 they are
+      // exact doubles, the product with the reciprocal is off by at most one, and one integer
+      // check corrects it. The result is the exact quotient, as CUB's.
+      constexpr std::uint64_t exact = std::uint64_t{1} << 53;
+      if (scaled < exact && range < exact) {
+        auto q = static_cast<std::uint64_t>(detail::mul_rn(static_cast<double>(scaled), inv_range));
+        if (q * range > scaled) --q;
+        else if ((q + 1) * range <= scaled) ++q;
+        return static_cast<int>(q);
+      }
+      return static_cast<int>(scaled / range);
     }
   }
 };

@@ -21,7 +21,15 @@ namespace {
 
 
 std::vector<hg::options> all_options() {
-  std::vector<hg::options> o = {{hg::strategy::automatic, 0}, {hg::strategy::global_atomics, 0}, {hg::strategy::block_smem, 0}};
+  std::vector<hg::options> o = {{hg::strategy::automatic, 0},
+                                {hg::strategy::global_atomics, 0},
+                                {hg::strategy::global_atomics, 0, 0, true},
+                                {hg::strategy::global_private, 0},
+                                {hg::strategy::global_private, 0, 2},
+                                {hg::strategy::global_private, 0, 64, true},
+                                {hg::strategy::global_atomics, 0, 0, false, true},
+                                {hg::strategy::global_private, 0, 4, true, true},
+                                {hg::strategy::block_smem, 0}};
   if (memscope::testing::has_clusters())
     for (int c : {1, 2, 4, 8, 16}) {
       o.push_back({hg::strategy::cluster_dsmem, c});
@@ -31,7 +39,8 @@ std::vector<hg::options> all_options() {
 }
 
 std::string label(const hg::options& o, int bins, std::size_t n, int offset) {
-  return std::string(hg::to_string(o.kind)) + " cluster=" + std::to_string(o.cluster_size) + " bins=" +
+  return std::string(hg::to_string(o.kind)) + " cluster=" + std::to_string(o.cluster_size) + " copies=" +
+         std::to_string(o.copies) + (o.warp_aggregate ? " aggregated" : "") + (o.window ? " windowed" : "") + " bins=" +
          std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
 }
 
@@ -46,6 +55,7 @@ void expect_unsupported_is_real(const hg::options& o, int bins, const std::strin
   switch (o.kind) {
     case hg::strategy::automatic:
     case hg::strategy::global_atomics:
+    case hg::strategy::global_private:
       ADD_FAILURE() << hg::to_string(o.kind) << " refused " << bins << " bins: " << why;
       break;
     case hg::strategy::block_smem:
@@ -63,9 +73,9 @@ void expect_unsupported_is_real(const hg::options& o, int bins, const std::strin
 /// Runs histogram_even on samples starting `offset` elements into the buffer (so the 16-byte
 /// head path runs), output poisoned, against the CPU reference of the same samples.
 template <class T>
-void check_all_strategies(std::size_t n, int bins, hg::distribution d, T lower, T upper, int offset) {
+void check_all_strategies(std::size_t n, int bins, hg::input_shape d, T lower, T upper, int offset) {
   device_buffer<T> samples(n + static_cast<std::size_t>(offset) + 1);
-  hg::make_samples(samples.data(), samples.size(), d, memscope::testing::fresh_seed(), nullptr);
+  hg::make_samples(samples.data(), samples.size(), d, bins, memscope::testing::fresh_seed(), nullptr);
   const auto h = samples.to_host();
   const auto rule = hg::even_bins<T>::make(bins + 1, lower, upper);
   const auto want = hg::histogram_reference(h.data() + offset, n, rule);
@@ -92,25 +102,35 @@ TEST(HistogramGpu, EveryStrategyMatchesTheReferenceOnAwkwardSizes) {
   MEMSCOPE_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{1000003}})
     for (int bins : {1, 3, 256, 4099})
-      for (int offset : {0, 1, 3}) check_all_strategies<float>(n, bins, hg::distribution::uniform, 0.0f, 1.0f, offset);
+      for (int offset : {0, 1, 3}) check_all_strategies<float>(n, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, offset);
 }
 
 TEST(HistogramGpu, LargeBinCountsAcrossClusterCapacity) {
   MEMSCOPE_REQUIRE_GPU();
   for (int bins : {65536, 262147, 524288, 1 << 20})
-    check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::distribution::uniform, 0.0f, 1.0f, 0);
+    check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, 0);
 }
 
 TEST(HistogramGpu, ContentionAndDirtyData) {
   MEMSCOPE_REQUIRE_GPU();
   for (auto d : {hg::distribution::one_bin, hg::distribution::normal, hg::distribution::dirty})
-    for (int bins : {256, 65536}) check_all_strategies<float>(2000003, bins, d, 0.0f, 1.0f, 1);
+    for (int bins : {256, 65536}) check_all_strategies<float>(2000003, bins, hg::shape_of(d), 0.0f, 1.0f, 1);
+}
+
+TEST(HistogramGpu, EveryInputShape) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (const auto& shape : hg::input_shapes)
+    for (int bins : {5, 4099, 262147}) {
+      SCOPED_TRACE(shape.name);
+      check_all_strategies<float>(1000003, bins, shape, 0.0f, 1.0f, 3);
+      check_all_strategies<int>(100003, bins, shape, 0, 1 << 24, 1);
+    }
 }
 
 TEST(HistogramGpu, IntegerSamples) {
   MEMSCOPE_REQUIRE_GPU();
   for (auto d : {hg::distribution::uniform, hg::distribution::dirty, hg::distribution::one_bin})
-    for (int bins : {7, 4096, 100000}) check_all_strategies<int>(1000003, bins, d, 0, 1 << 24, 2);
+    for (int bins : {7, 4096, 100000}) check_all_strategies<int>(1000003, bins, hg::shape_of(d), 0, 1 << 24, 2);
 }
 
 TEST(HistogramGpu, SameCountsAsCubOnAnOddRange) {
