@@ -32,6 +32,7 @@ class case_state {
   const axis_point& point() const { return point_; }
   std::int64_t get_int(const std::string& axis_name) const { return point_.get_int(axis_name); }
   const std::string& get_string(const std::string& axis_name) const { return point_.get_string(axis_name); }
+  bool has_axis(const std::string& axis_name) const { return point_.has(axis_name); }
   const device_info& device() const;
   cudaStream_t stream() const;
   /// `memscope verify`: bodies must verify and may skip their timing set-up.

@@ -94,25 +94,32 @@ void check_distribution(const std::string& v) {
   if (!hg::find_input_shape(v)) throw usage_error("histogram distribution '" + v + "': one of " + distribution_list());
 }
 
-/// cub::DeviceHistogram::HistogramEven with its temporary storage, for the same-run ratio.
-template <class T>
+/// cub::DeviceHistogram::HistogramEven or HistogramRange with its temporary storage, for the
+/// same-run ratio.
+template <class T, class LevelT, class CounterT>
 struct cub_histogram {
   const T* samples;
-  std::uint32_t* histogram;
+  CounterT* histogram;
   int levels;
-  T lower, upper;
+  LevelT lower, upper;
+  const LevelT* d_levels;  // HistogramRange where not null
   std::int64_t n;
   std::size_t temp_bytes = 0;
   device_buffer<unsigned char> temp;
 
-  cub_histogram(const T* s, std::uint32_t* h, int l, T lo, T hi, std::int64_t count)
-      : samples(s), histogram(h), levels(l), lower(lo), upper(hi), n(count) {
-    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples, histogram, levels, lower, upper, n));
+  cub_histogram(const T* s, CounterT* h, int l, LevelT lo, LevelT hi, const LevelT* range, std::int64_t count)
+      : samples(s), histogram(h), levels(l), lower(lo), upper(hi), d_levels(range), n(count) {
+    call(nullptr, nullptr);
     temp = device_buffer<unsigned char>(temp_bytes);
   }
-  void operator()(cudaStream_t s) {
-    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples, histogram, levels, lower,
-                                                           upper, n, s));
+  void operator()(cudaStream_t s) { call(temp.data(), s); }
+
+ private:
+  void call(void* t, cudaStream_t s) {
+    if (d_levels != nullptr)
+      MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramRange(t, temp_bytes, samples, histogram, levels, d_levels, n, s));
+    else
+      MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(t, temp_bytes, samples, histogram, levels, lower, upper, n, s));
   }
 };
 
@@ -137,46 +144,79 @@ std::string plan_label(const std::string& tag, int cluster_size) {
   return tag;
 }
 
-template <class T>
+/// The levels a case bins over: [0, 1) for floating point, [0, 2^24) for 32-bit integers,
+/// and for 8-bit samples int levels [0, 256) (CUB's image histogram: 256 bins of 8-bit values).
+template <class T, class LevelT>
+struct case_levels {
+  LevelT lower, upper;
+  static case_levels get() {
+    if constexpr (sizeof(T) == 1) return {LevelT(0), LevelT(256)};
+    else return {static_cast<LevelT>(hg::sample_range<T>::lower), static_cast<LevelT>(hg::sample_range<T>::upper)};
+  }
+};
+
+/// One point: memscope (a strategy) or CUB, even or range bins, checked against the CPU
+/// reference of the very samples binned, then timed.
+template <class T, class LevelT, class CounterT>
 void histogram_case(case_state& st) {
   const auto n = static_cast<std::size_t>(st.get_int("samples"));
   const int bins = static_cast<int>(st.get_int("bins"));
   const std::string& strategy = st.get_string("strategy");
-  const auto shape = hg::find_input_shape(st.get_string("distribution")).value_or(hg::input_shape{});
-  const T lower = hg::sample_range<T>::lower, upper = hg::sample_range<T>::upper;
+  const bool range = st.has_axis("interface") && st.get_string("interface") == "range";
+  const auto shape = hg::find_input_shape(st.has_axis("distribution") ? st.get_string("distribution") : "uniform")
+                         .value_or(hg::input_shape{});
+  const auto [lower, upper] = case_levels<T, LevelT>::get();
   const cudaStream_t s = st.stream();
+  if constexpr (sizeof(T) == 1)
+    if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
 
-  std::function<void(cudaStream_t)> launch;
-  std::unique_ptr<cub_histogram<T>> cub;
   hg::options opt;
   if (strategy != "cub") {
     opt = options_for(strategy);
     try {
-      (void)hg::plan_for<T>(bins, static_cast<std::int64_t>(n), opt);
+      if (range) (void)hg::plan_for<T, hg::range_rule<T, LevelT>, CounterT>(bins, static_cast<std::int64_t>(n), opt);
+      else (void)hg::plan_for<T, hg::even_rule<T, LevelT>, CounterT>(bins, static_cast<std::int64_t>(n), opt);
     } catch (const hg::unsupported& e) {
       st.skip(e.what());
     }
   }
-  hg::plan ran;
+  // Range levels: the even levels as an array, so the two interfaces bin alike and the ratio
+  // between them is the binary search's cost.
+  std::vector<LevelT> h_levels(static_cast<std::size_t>(bins) + 1);
+  for (int b = 0; b <= bins; ++b)
+    h_levels[static_cast<std::size_t>(b)] =
+        static_cast<LevelT>(static_cast<double>(lower) + (static_cast<double>(upper) - static_cast<double>(lower)) * b / bins);
+  device_buffer<LevelT> d_levels(h_levels.size());
+  MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), h_levels.data(), h_levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
 
   device_buffer<T> samples(n);
-  device_buffer<std::uint32_t> histogram(static_cast<std::size_t>(bins));
+  device_buffer<CounterT> histogram(static_cast<std::size_t>(bins));
   hg::make_samples(samples.data(), n, shape, bins, st.seed(), s);
+  hg::plan ran;
+  std::function<void(cudaStream_t)> launch;
+  std::unique_ptr<cub_histogram<T, LevelT, CounterT>> cub;
+  const auto count = static_cast<std::int64_t>(n);
   if (strategy == "cub") {
-    cub = std::make_unique<cub_histogram<T>>(samples.data(), histogram.data(), bins + 1, lower, upper,
-                                             static_cast<std::int64_t>(n));
+    cub = std::make_unique<cub_histogram<T, LevelT, CounterT>>(samples.data(), histogram.data(), bins + 1, lower, upper,
+                                                               range ? d_levels.data() : nullptr, count);
     launch = [&](cudaStream_t st_) { (*cub)(st_); };
+  } else if (range) {
+    launch = [&](cudaStream_t st_) { ran = hg::histogram_range(samples.data(), histogram.data(), bins + 1, d_levels.data(), count, st_, opt); };
   } else {
-    launch = [&](cudaStream_t st_) {
-      ran = hg::histogram_even(samples.data(), histogram.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), st_, opt);
-    };
+    launch = [&](cudaStream_t st_) { ran = hg::histogram_even(samples.data(), histogram.data(), bins + 1, lower, upper, count, st_, opt); };
   }
 
-  std::vector<std::uint32_t> want;
+  std::vector<CounterT> want;
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
   {
     const std::vector<T> h_samples = samples.to_host();
-    want = hg::histogram_reference(h_samples.data(), n, hg::even_bins<T>::make(bins + 1, lower, upper));
+    hg::range_bins<LevelT> by_range;
+    throw_if_error(hg::range_bins<LevelT>::try_make(bins + 1, h_levels.data(), by_range));
+    using common = hg::even_common_t<T, LevelT>;
+    want = range ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::for_samples<T>(by_range))
+                 : hg::histogram_reference<CounterT>(h_samples.data(), n,
+                                                     hg::for_samples<T>(hg::even_bins<common>::make(
+                                                         bins + 1, static_cast<common>(lower), static_cast<common>(upper))));
   }
   // Twice: the second run must overwrite the first's counts, not add to them.
   for (int round = 0; round < 2; ++round) {
@@ -203,16 +243,30 @@ void histogram_case(case_state& st) {
   st.exec(launch);
 }
 
+/// Sample type (and the level type CUB users pair with it) and counter width from the axes.
 void histogram_body(case_state& st) {
-  if (st.get_string("type") == "f32") histogram_case<float>(st);
-  else histogram_case<int>(st);
+  const std::string& type = st.get_string("type");
+  const bool wide = st.has_axis("counter") && st.get_string("counter") == "u64";
+  const auto with_counter = [&](auto sample, auto level) {
+    using T = decltype(sample);
+    using L = decltype(level);
+    if (wide) histogram_case<T, L, unsigned long long>(st);
+    else histogram_case<T, L, std::uint32_t>(st);
+  };
+  if (type == "f32") with_counter(float{}, float{});
+  else if (type == "i32") with_counter(int{}, int{});
+  else if (type == "u8") with_counter(std::uint8_t{}, int{});
+  else if (type == "f64") with_counter(double{}, double{});
+  else throw usage_error("histogram type '" + type + "': f32, i32, u8 or f64");
 }
 
 std::uint64_t histogram_footprint(const axis_point& p) {
   // Samples, the output, and CUB's per-block private histograms beyond 256 bins.
   const auto n = static_cast<std::uint64_t>(p.get_int("samples"));
   const auto bins = static_cast<std::uint64_t>(p.get_int("bins"));
-  return n * 4 + bins * 4 * 1100 + (1 << 20);
+  const std::uint64_t sample_bytes = p.has("type") && p.get_string("type") == "f64" ? 8 : 4;
+  const std::uint64_t counter_bytes = p.has("counter") && p.get_string("counter") == "u64" ? 8 : 4;
+  return n * sample_bytes + bins * counter_bytes * 1100 + (1 << 20);
 }
 
 void check_strategy(const std::string& v) {
@@ -232,6 +286,15 @@ axis strategy_axis(std::vector<std::string> values) {
                        "block's shared memory; a cluster of C blocks sharing the bins through DSMEM (remote atomics); a "
                        "cluster of C blocks splitting the bin range, each reading every sample; CUB HistogramEven")
       .with_validator(check_strategy);
+}
+
+axis type_axis(std::vector<std::string> values) {
+  return axis::strings("type", std::move(values),
+                       "sample type: f32/f64 in [0, 1), i32 in [0, 2^24), u8 with int levels [0, 256) (256 bins at most)")
+      .with_verify({std::string("f32"), std::string("i32"), std::string("u8"), std::string("f64")})
+      .with_validator([](const std::string& v) {
+        if (v != "f32" && v != "i32" && v != "u8" && v != "f64") throw usage_error("histogram type takes f32, i32, u8 or f64");
+      });
 }
 
 std::vector<std::string> all_distributions() {
@@ -469,11 +532,7 @@ void register_histogram(registry& reg) {
                 .with_range(1, hg::policy::max_bins)
                 .with_verify({std::int64_t{1}, std::int64_t{255}, std::int64_t{4099}, std::int64_t{65536}, std::int64_t{524289}}))
       .axis(distribution_axis({"uniform", "normal", "one_bin"}))
-      .axis(axis::strings("type", {"f32"}, "sample type: float in [0, 1) or int in [0, 2^24)")
-                .with_verify({std::string("f32"), std::string("i32")})
-                .with_validator([](const std::string& v) {
-                  if (v != "f32" && v != "i32") throw usage_error("histogram type takes f32 or i32");
-                }))
+      .axis(type_axis({"f32"}))
       .axis(axis::pow2("samples", {28}, "samples binned")
                 .with_quick({std::int64_t{1} << 26})
                 .with_range(0, hg::policy::max_samples)
@@ -488,11 +547,7 @@ void register_histogram(registry& reg) {
                 .with_range(1, hg::policy::max_bins)
                 .with_verify({std::int64_t{7}, std::int64_t{65536}, std::int64_t{262147}}))
       .axis(distribution_axis(all_distributions()))
-      .axis(axis::strings("type", {"f32"}, "sample type: float in [0, 1) or int in [0, 2^24)")
-                .with_verify({std::string("f32"), std::string("i32")})
-                .with_validator([](const std::string& v) {
-                  if (v != "f32" && v != "i32") throw usage_error("histogram type takes f32 or i32");
-                }))
+      .axis(type_axis({"f32"}))
       .axis(axis::pow2("samples", {28}, "samples binned")
                 .with_quick({std::int64_t{1} << 24})
                 .with_range(0, hg::policy::max_samples)
@@ -507,11 +562,33 @@ void register_histogram(registry& reg) {
                 .with_range(1, hg::policy::max_bins)
                 .with_verify({std::int64_t{256}, std::int64_t{1048576}}))
       .axis(distribution_axis({"uniform", "zipf_1.5", "normal_0.1pct"}))
-      .axis(axis::strings("type", {"f32"}, "sample type"))
+      .axis(type_axis({"f32"}).with_verify({std::string("f32")}))
       .axis(axis::pow2("samples", {10, 14, 18, 22, 26, 30}, "samples binned")
                 .with_quick({std::int64_t{1} << 10, std::int64_t{1} << 16, std::int64_t{1} << 22})
                 .with_range(0, hg::policy::max_samples)
                 .with_verify({std::int64_t{1} << 10, std::int64_t{1} << 14}))
+      .footprint(histogram_footprint)
+      .baseline("strategy", std::string("cub"), "speedup_vs_cub");
+  s.add("interfaces", histogram_body)
+      .summary("CUB's interface beyond float even bins: HistogramRange (binary search over a level array), 8-bit "
+               "samples with int levels, double samples, 64-bit counters; memscope against CUB, counts checked exactly")
+      .axis(strategy_axis({"auto", "cub"}))
+      .axis(axis::strings("interface", {"even", "range"}, "even bins (histogram_even) or a level array (histogram_range)")
+                .with_validator([](const std::string& v) {
+                  if (v != "even" && v != "range") throw usage_error("histogram interface takes even or range");
+                }))
+      .axis(type_axis({"u8", "i32", "f32", "f64"}))
+      .axis(axis::strings("counter", {"u32", "u64"}, "counter type: 32- or 64-bit unsigned")
+                .with_validator([](const std::string& v) {
+                  if (v != "u32" && v != "u64") throw usage_error("histogram counter takes u32 or u64");
+                }))
+      .axis(axis::integers("bins", {256, 4096, 65536}, "bins (num_levels - 1)")
+                .with_range(1, hg::policy::max_bins)
+                .with_verify({std::int64_t{256}, std::int64_t{4099}, std::int64_t{262147}}))
+      .axis(axis::pow2("samples", {28}, "samples binned")
+                .with_quick({std::int64_t{1} << 24})
+                .with_range(0, hg::policy::max_samples)
+                .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1000003}}))
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("seed_table", histogram_body)
@@ -519,7 +596,7 @@ void register_histogram(registry& reg) {
       .axis(strategy_axis({"global_atomics", "block_smem", "cluster2", "cluster8", "auto", "cub"}))
       .axis(axis::integers("bins", {2048}, "bins").with_range(1, hg::policy::max_bins))
       .axis(axis::strings("distribution", {"uniform"}, "sample distribution").with_validator(check_distribution))
-      .axis(axis::strings("type", {"f32"}, "sample type"))
+      .axis(type_axis({"f32"}).with_verify({std::string("f32")}))
       .axis(axis::integers("samples", {10000000}, "samples binned")
                 .with_range(0, hg::policy::max_samples)
                 .with_verify({std::int64_t{1000003}}))

@@ -18,7 +18,8 @@ int main() {
   namespace hg = memscope::histogram;
   hg::outcome why;
   // Levels 5..5: no bins. Checked before any CUDA call, so this runs without a GPU too.
-  const cudaError_t bad = hg::try_histogram_even<float>(nullptr, nullptr, 11, 5.0f, 5.0f, 10, nullptr, {}, &why);
+  const cudaError_t bad = hg::try_histogram_even(static_cast<const float*>(nullptr), static_cast<std::uint32_t*>(nullptr), 11,
+                                                 5.0f, 5.0f, 10, nullptr, {}, &why);
   if (bad != cudaErrorInvalidValue || why.message.empty()) {
     std::printf("histogram_user_noexcept: bad levels gave %s, message '%s'\n", cudaGetErrorName(bad), why.message.c_str());
     return 1;

@@ -49,8 +49,13 @@ struct policy {
   static constexpr int max_auto_split = 2;
   /// Bin indices are ints, and the counters must fit in memory: 2^28 bins are 1 GiB of counts.
   static constexpr std::int64_t max_bins = std::int64_t{1} << 28;
-  /// Counts are 32-bit: more samples than this could wrap a bin.
+  /// With 32-bit counters more samples than this could wrap a bin (max_samples_for: the
+  /// limit of each counter type).
   static constexpr std::int64_t max_samples = std::numeric_limits<std::uint32_t>::max();
+  /// With 64-bit counters: blocks still count in 32-bit shared-memory counters, and no block's
+  /// share of 2^40 samples can reach 2^32 on a GPU whose grid is at least 256 blocks; the
+  /// launcher checks the share on smaller ones.
+  static constexpr std::int64_t max_samples_64 = std::int64_t{1} << 40;
   /// global_private: the copies together take at most this share of L2, so that uniform data
   /// (every counter touched) keeps them resident as global_atomics keeps its one copy.
   static constexpr int private_l2_share_divisor = 2;
@@ -127,12 +132,21 @@ inline std::size_t cluster_smem(std::int64_t num_bins, int c) {
 inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 }  // namespace detail
 
+/// The most samples one call takes with counters of type CounterT (a bin must not wrap).
+template <class CounterT>
+constexpr std::int64_t max_samples_for() {
+  static_assert(std::is_integral_v<CounterT> && (sizeof(CounterT) == 4 || sizeof(CounterT) == 8),
+                "histogram counters are 32- or 64-bit integers");
+  if constexpr (sizeof(CounterT) == 8) return policy::max_samples_64;
+  else return static_cast<std::int64_t>(std::numeric_limits<CounterT>::max());
+}
+
 /// How many copies global_private keeps for num_bins bins over num_samples samples of
 /// sample_bytes each: as many as fit the L2 share and cost little next to the samples' read,
 /// a power of two, at least 1 (1 is plain global atomics).
 inline int private_copies(std::int64_t num_bins, std::int64_t num_samples, std::size_t sample_bytes,
-                          const device_limits& dev) {
-  const double copy_bytes = static_cast<double>(num_bins) * sizeof(std::uint32_t);
+                          const device_limits& dev, std::size_t counter_bytes = sizeof(std::uint32_t)) {
+  const double copy_bytes = static_cast<double>(num_bins) * static_cast<double>(counter_bytes);
   const double by_l2 = static_cast<double>(dev.l2_bytes) / policy::private_l2_share_divisor / copy_bytes;
   // Each copy is zeroed and read once more (2 x its bytes) besides the samples' one read.
   const double by_cost = static_cast<double>(num_samples) * static_cast<double>(sample_bytes) /
@@ -238,14 +252,15 @@ struct global_options {
 /// global_atomics (nothing to fold); aggregation and the window as asked, or for a plan the
 /// automatic choice made, always.
 inline status try_resolve_global(plan& p, bool automatic, global_options g, std::int64_t num_bins,
-                                 std::int64_t num_samples, std::size_t sample_bytes, const device_limits& dev) {
+                                 std::int64_t num_samples, std::size_t sample_bytes, const device_limits& dev,
+                                 std::size_t counter_bytes = sizeof(std::uint32_t)) {
   if (g.copies != 0 && (g.copies < 1 || g.copies > policy::max_private_copies || (g.copies & (g.copies - 1)) != 0))
     return status::invalid("global_private copies " + std::to_string(g.copies) + ": must be a power of two from 1 to " +
                            std::to_string(policy::max_private_copies));
   if (p.kind != strategy::global_private && p.kind != strategy::global_atomics) return {};
   if (automatic) g = {0, true, true};
   if (p.kind == strategy::global_private) {
-    p.copies = g.copies != 0 ? g.copies : private_copies(num_bins, num_samples, sample_bytes, dev);
+    p.copies = g.copies != 0 ? g.copies : private_copies(num_bins, num_samples, sample_bytes, dev, counter_bytes);
     if (p.copies == 1) p.kind = strategy::global_atomics;
   }
   p.warp_aggregate = g.warp_aggregate;
@@ -254,10 +269,10 @@ inline status try_resolve_global(plan& p, bool automatic, global_options g, std:
 }
 
 /// Scratch bytes a plan needs beyond the output: copies 1 .. G-1 of global_private.
-inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins) {
-  return p.kind == strategy::global_private ? static_cast<std::size_t>(p.copies - 1) * static_cast<std::size_t>(num_bins) *
-                                                  sizeof(std::uint32_t)
-                                            : 0;
+inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins, std::size_t counter_bytes = sizeof(std::uint32_t)) {
+  return p.kind == strategy::global_private
+             ? static_cast<std::size_t>(p.copies - 1) * static_cast<std::size_t>(num_bins) * counter_bytes
+             : 0;
 }
 
 inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
@@ -297,6 +312,7 @@ MEMSCOPE_HD T mul_rn(T a, T b) {
 template <class SampleT>
 struct even_bins {
   static_assert(std::is_arithmetic_v<SampleT>, "histogram samples must be integers or floating point");
+  using value_type = SampleT;
   SampleT lower{};
   SampleT upper{};
   int num_bins = 0;
@@ -357,5 +373,81 @@ struct even_bins {
     }
   }
 };
+
+/// Bins between num_levels sorted levels, the rule of cub::DeviceHistogram::HistogramRange:
+/// bin b holds [levels[b], levels[b + 1]); the bin is the upper bound of the sample among the
+/// levels, minus one (CUB's UpperBound, so unsorted or repeated levels count as CUB counts
+/// them); below the first level, at or past the last, and NaN fall in no bin. `levels` is a
+/// device pointer in kernels and a host pointer in the CPU reference.
+template <class LevelT>
+struct range_bins {
+  static_assert(std::is_arithmetic_v<LevelT>, "histogram levels must be integers or floating point");
+  using value_type = LevelT;
+  const LevelT* levels = nullptr;
+  int num_levels = 0;
+  int num_bins = 0;
+
+  static status try_make(int num_levels, const LevelT* levels, range_bins& b) {
+    if (num_levels < 2)
+      return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
+    if (num_levels - 1 > policy::max_bins)
+      return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
+    if (levels == nullptr) return status::invalid("histogram_range: the level array is null");
+    b.levels = levels;
+    b.num_levels = num_levels;
+    b.num_bins = num_levels - 1;
+    return {};
+  }
+
+  MEMSCOPE_HD int operator()(LevelT s) const {
+    int first = 0, count = num_levels;
+    while (count > 0) {
+      const int half = count >> 1;
+      if (s < load(first + half)) {
+        count = half;
+      } else {
+        first += half + 1;
+        count -= half + 1;
+      }
+    }
+    const int bin = first - 1;
+    return bin < num_bins ? bin : -1;
+  }
+
+ private:
+  MEMSCOPE_HD LevelT load(int i) const {
+#if defined(__CUDA_ARCH__)
+    return __ldg(levels + i);  // read-only for the whole kernel: the read-only path caches them
+#else
+    return levels[i];
+#endif
+  }
+};
+
+/// A rule over samples of type SampleT that converts each sample first, as CUB does: to the
+/// common type of sample and level for even bins, to the level type for ranges. So 8-bit
+/// samples with int levels 0..256 have 256 bins.
+template <class SampleT, class Rule>
+struct converting_rule {
+  Rule rule;
+  int num_bins = 0;
+  MEMSCOPE_HD int operator()(SampleT s) const { return rule(static_cast<typename Rule::value_type>(s)); }
+};
+
+template <class SampleT, class Rule>
+converting_rule<SampleT, Rule> for_samples(const Rule& r) {
+  return {r, r.num_bins};
+}
+
+/// The type even bins compute in for these samples and levels (CUB's CommonT).
+template <class SampleT, class LevelT>
+using even_common_t = std::common_type_t<SampleT, LevelT>;
+
+/// The rules histogram_even and histogram_range run (what plan_for and current_device_limits
+/// take to ask about the very kernels that will run).
+template <class SampleT, class LevelT = SampleT>
+using even_rule = converting_rule<SampleT, even_bins<even_common_t<SampleT, LevelT>>>;
+template <class SampleT, class LevelT = SampleT>
+using range_rule = converting_rule<SampleT, range_bins<LevelT>>;
 
 }  // namespace memscope::histogram

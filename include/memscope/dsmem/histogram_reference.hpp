@@ -1,5 +1,5 @@
 #pragma once
-// CPU reference for histogram_even: the same even_bins rule, per-thread private counts summed
+// CPU reference for histogram_even and histogram_range: the same bin rules, per-thread private counts summed
 // at the end, so a 2^28-sample check takes a fraction of a second. Pure C++.
 
 #include "memscope/core/parallel.hpp"
@@ -12,12 +12,13 @@
 
 namespace memscope::histogram {
 
-template <class SampleT>
-std::vector<std::uint32_t> histogram_reference(const SampleT* samples, std::size_t n, const even_bins<SampleT>& rule) {
-  std::vector<std::uint32_t> total(static_cast<std::size_t>(rule.num_bins), 0);
+/// `rule`: even_bins, range_bins (with host levels) or a converting_rule around either.
+template <class CountT = std::uint32_t, class SampleT, class Rule>
+std::vector<CountT> histogram_reference(const SampleT* samples, std::size_t n, const Rule& rule) {
+  std::vector<CountT> total(static_cast<std::size_t>(rule.num_bins), 0);
   std::mutex merge;
   parallel_chunks(n, [&](std::size_t, std::size_t begin, std::size_t end) {
-    std::vector<std::uint32_t> local(total.size(), 0);
+    std::vector<CountT> local(total.size(), 0);
     for (std::size_t i = begin; i < end; ++i) {
       const int bin = rule(samples[i]);
       if (bin >= 0) ++local[static_cast<std::size_t>(bin)];
