@@ -230,7 +230,7 @@ void histogram_case(case_state& st) {
     const bool clustered = ran.kind == hg::strategy::cluster_dsmem || ran.kind == hg::strategy::cluster_split;
     st.add_label("plan_strategy", strategy_tag(ran.kind));
     st.add_label("plan", plan_label(strategy_tag(ran.kind), clustered ? ran.cluster_size : ran.copies) +
-                             (ran.byte_values ? ", 256 raw values" : "") + (ran.warp_aggregate ? ", warp-aggregated" : "") +
+                             (ran.warp_aggregate ? ", warp-aggregated" : "") +
                              (ran.window_bins > 0 ? fmt::format(", {}-bin window", ran.window_bins) : std::string()));
     st.add_metric("plan_cluster_size", clustered ? ran.cluster_size : 0);
     st.add_metric("smem_per_block", static_cast<double>(ran.smem_bytes + static_cast<std::size_t>(ran.window_bins) * sizeof(std::uint32_t)));

@@ -95,12 +95,6 @@ status try_plan_for(int num_bins, std::int64_t num_samples, const options& opt, 
   const status planned = try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out);
   if (!query.ok()) return query;
   MEMSCOPE_RETURN_IF_ERROR(planned);
-  if constexpr (sizeof(SampleT) == 1)
-    if (opt.kind == strategy::automatic) {  // 256 raw values in every block, whatever the bins
-      out = plan{strategy::block_smem, 1, 256, 256 * sizeof(std::uint32_t)};
-      out.byte_values = true;
-      return {};
-    }
   return try_resolve_global(out, opt.kind == strategy::automatic, {opt.copies, opt.warp_aggregate, opt.window}, num_bins,
                             num_samples, sizeof(SampleT), dev, sizeof(CounterT));
 }
@@ -213,14 +207,6 @@ status launch_global(const SampleT* d_samples, std::size_t n, const Rule& rule, 
   return {};
 }
 
-/// The raw-value kernel where samples are 8-bit (the only plans that name it), else the block
-/// kernel, so that no other instantiation carries a kernel it cannot use.
-template <class SampleT, class Rule, class CounterT>
-constexpr auto byte_kernel() {
-  if constexpr (sizeof(SampleT) == 1) return histogram_byte_kernel<SampleT, Rule, CounterT>;
-  else return histogram_block_smem_kernel<SampleT, Rule, CounterT>;
-}
-
 template <class CounterT>
 status check_samples(std::int64_t num_samples) {
   if (num_samples < 0 || num_samples > max_samples_for<CounterT>())
@@ -263,7 +249,7 @@ status histogram_status(void* scratch, const SampleT* d_samples, CounterT* d_his
       return lease.release();
     }
     case strategy::block_smem: {
-      const auto kernel = p.byte_values ? byte_kernel<SampleT, Rule, CounterT>() : histogram_block_smem_kernel<SampleT, Rule, CounterT>;
+      const auto kernel = histogram_block_smem_kernel<SampleT, Rule, CounterT>;
       unsigned grid = 1;
       MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, p.smem_bytes));
       MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(kernel, threads, p.smem_bytes, n, per_block, grid));

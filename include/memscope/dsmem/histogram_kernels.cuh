@@ -70,24 +70,6 @@ __global__ void __launch_bounds__(policy::block_threads)
     if (const std::uint32_t c = counters[i]) add_count(histogram + i, c);
 }
 
-/// 8-bit samples: every block counts the 256 raw values in shared memory, with no binning per
-/// sample, and adds each value's count to its bin once at the end.
-template <class SampleT, class Rule, class CounterT>
-__global__ void __launch_bounds__(policy::block_threads)
-    histogram_byte_kernel(const SampleT* __restrict__ samples, std::size_t n, Rule rule, CounterT* __restrict__ histogram) {
-  std::uint32_t* counters = shared_counters();
-  for (int i = threadIdx.x; i < 256; i += blockDim.x) counters[i] = 0;
-  __syncthreads();
-  auto add = [&](int value, std::uint32_t count) { atomicAdd(counters + value, count); };
-  for_each_bin(samples, n, raw_byte_value<SampleT>{}, global_thread_rank(), global_thread_count(), add);
-  __syncthreads();
-  for (int v = threadIdx.x; v < 256; v += blockDim.x)
-    if (const std::uint32_t c = counters[v]) {
-      const int bin = rule(static_cast<SampleT>(static_cast<unsigned char>(v)));
-      if (bin >= 0) add_count(histogram + bin, c);
-    }
-}
-
 /// Bins are interleaved over the cluster: bin b lives in block b % C at b / C. C is a power of
 /// two, so owner and slot are a mask and a shift (the seed's contiguous split divides), and a
 /// skewed distribution's hot neighbouring bins land in different blocks.

@@ -95,7 +95,6 @@ struct plan {
   int copies = 1;               // global_private: copies of the counters (the output is copy 0)
   bool warp_aggregate = false;  // global strategies: lanes with equal bins add once
   int window_bins = 0;          // global strategies: bins each block counts in shared memory
-  bool byte_values = false;     // block_smem over 8-bit samples: counts the 256 raw values, binned once per block
 };
 
 inline const char* to_string(strategy s) {
@@ -423,15 +422,6 @@ struct range_bins {
     return levels[i];
 #endif
   }
-};
-
-/// 8-bit samples as their raw value 0..255: blocks count values, not bins, and map each value
-/// to its bin once (CUB's approach for 8-bit samples: no per-sample arithmetic at all).
-template <class SampleT>
-struct raw_byte_value {
-  static_assert(sizeof(SampleT) == 1, "raw values are for 8-bit samples");
-  int num_bins = 256;
-  MEMSCOPE_HD int operator()(SampleT s) const { return static_cast<int>(static_cast<unsigned char>(s)); }
 };
 
 /// A rule over samples of type SampleT that converts each sample first, as CUB does: to the
