@@ -50,11 +50,16 @@ std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards
     const double ref = median_of(all);
     const double ref_rse = median_of(all_rse);
     if (!(ref > 0)) continue;
+    // Four standard errors of a board's distance from the median. With two boards the median
+    // is their mean and each is half their difference from it, whose error is the same for
+    // both: they stand out together or not at all (the table then says it cannot tell which).
+    // A bound from each board's own error would excuse the noisier of two and flag the other.
+    const double pair_noise = per.size() == 2 ? 2 * std::sqrt(all_rse[0] * all_rse[0] + all_rse[1] * all_rse[1]) : 0;
     for (const auto& [b, mine] : per) {
       const double rel = mine.first / ref - 1;
       auto& s = out[b];
       ++s.compared;
-      const double noise = 4 * (mine.second + ref_rse);
+      const double noise = per.size() == 2 ? pair_noise : 4 * std::sqrt(mine.second * mine.second + ref_rse * ref_rse);
       if (std::abs(rel) > std::max(opt.threshold, noise)) ++s.off;
       if (std::abs(rel) > std::abs(s.worst)) {
         s.worst = rel;

@@ -100,6 +100,21 @@ TEST(Fleet, TheSlowBoardStandsOutAndNoiseDoesNot) {
   EXPECT_NE(report::fleet_table({boards[0], boards[1]}).back().find("no board stands out"), std::string::npos);
 }
 
+// Two boards 20% apart, one of them noisy: both stand out or neither, never only the quiet
+// one (a bound from each board's own error excused the noisy board and flagged the other).
+TEST(Fleet, TwoBoardsStandOutTogether) {
+  auto quiet = board("a", "GPU-1", 100, 50);
+  auto noisy = board("b", "GPU-2", 125, 50);
+  for (auto& r : noisy.results) r.stats.rse = 0.02;
+  auto s = report::compare_boards({quiet, noisy});
+  EXPECT_EQ(s[0].off, s[1].off);
+  EXPECT_EQ(s[0].off, 1u);  // 11% from the mean, beyond 2 x sqrt(0.002^2 + 0.02^2) = 4%
+  for (auto& r : noisy.results) r.stats.rse = 0.08;  // now within the noise: neither
+  s = report::compare_boards({quiet, noisy});
+  EXPECT_EQ(s[0].off, 0u);
+  EXPECT_EQ(s[1].off, 0u);
+}
+
 TEST(HostLink, PcieFromAFakeSysfs) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "memscope_fake_sysfs";
