@@ -85,12 +85,14 @@ void check(const std::string& what, int bins, LevelT lo, LevelT hi, const std::v
       MEMSCOPE_CUDA_CALL(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(SampleT), cudaMemcpyHostToDevice));
       const SampleT* samples = d.data() + offset;
       const auto want = reference(h.data() + offset, n);
-      device_buffer<CounterT> theirs(static_cast<std::size_t>(bins));
-      theirs.poison();
-      cub(samples, theirs.data(), static_cast<std::int64_t>(n));
-      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
       const std::string at = what + " bins=" + std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
-      if (against_cub) expect_same(theirs.to_host(), want, at + " (CUB against the reference)");
+      if (against_cub) {
+        device_buffer<CounterT> theirs(static_cast<std::size_t>(bins));
+        theirs.poison();
+        cub(samples, theirs.data(), static_cast<std::int64_t>(n));
+        MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+        expect_same(theirs.to_host(), want, at + " (CUB against the reference)");
+      }
       device_buffer<CounterT> mine(static_cast<std::size_t>(bins));
       for (const auto& o : strategies()) {
         mine.poison();
@@ -167,19 +169,22 @@ TEST(HistogramTypes, EightBitSamplesWithIntLevelsHave256Bins) {
 }
 
 // CUB keeps upper - lower in the level type: int8 levels -100..101 make 201, which wraps to
-// -55, and int16 levels -30000..30001 wrap too, so CUB's counts are wrong there. memscope takes
-// the difference in 64 bits; its counts are checked against the reference alone.
+// -55, and int16 levels -30000..30001 wrap too, so CUB's counts are wrong there (on the H200 at
+// ce2f3f6); int levels -2^30..2^30 wrap to a negative range and CUB refuses them with
+// cudaErrorInvalidValue. memscope takes the difference in 64 bits; its counts are checked
+// against the reference alone.
 TEST(HistogramTypes, LevelRangesWiderThanTheLevelTypeStayExact) {
   MEMSCOPE_REQUIRE_GPU();
   check_even<std::int8_t, std::int8_t, int>(7, -100, 101, false);
   check_even<std::int16_t, std::int16_t, unsigned>(4099, -30000, 30001, false);
+  check_even<int, int, unsigned>(70001, -(1 << 30), 1 << 30, false);
 }
 
 TEST(HistogramTypes, EvenBinsForEverySampleType) {
   MEMSCOPE_REQUIRE_GPU();
   check_even<std::int16_t, std::int16_t, int>(4099, -16000, 16001);
   check_even<std::uint16_t, std::uint16_t, unsigned long long>(1000, 17, 65000);
-  check_even<int, int, unsigned>(70001, -(1 << 30), 1 << 30);
+  check_even<int, int, unsigned>(70001, -(1 << 30), (1 << 30) - 1);
   check_even<unsigned, unsigned, unsigned long long>(262147, 5, 4000000000u);
   check_even<long long, long long, unsigned>(4099, -(1ll << 40), 1ll << 41);
   check_even<float, float, unsigned long long>(262147, -0.3f, 0.7f);
