@@ -66,8 +66,7 @@ hg::options options_for(std::string name) {
   if (name.rfind("private", 0) == 0) {
     o.kind = hg::strategy::global_private;
     o.copies = number(name.substr(7), "copies");
-    if (o.copies < 1 || o.copies > hg::policy::max_private_copies || (o.copies & (o.copies - 1)) != 0)
-      throw std::invalid_argument("copies must be a power of two from 1 to 64");
+    throw_if_error(hg::try_check_copies(o.copies));
     return o;
   }
   const auto sized = [&](hg::strategy kind, const std::string& size) {
@@ -182,12 +181,16 @@ void histogram_case(case_state& st) {
   }
   // Range levels: the even levels as an array, so the two interfaces bin alike and the ratio
   // between them is the binary search's cost.
-  std::vector<LevelT> h_levels(static_cast<std::size_t>(bins) + 1);
-  for (int b = 0; b <= bins; ++b)
-    h_levels[static_cast<std::size_t>(b)] =
-        static_cast<LevelT>(static_cast<double>(lower) + (static_cast<double>(upper) - static_cast<double>(lower)) * b / bins);
-  device_buffer<LevelT> d_levels(h_levels.size());
-  MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), h_levels.data(), h_levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
+  std::vector<LevelT> h_levels;
+  device_buffer<LevelT> d_levels;
+  if (range) {
+    h_levels.resize(static_cast<std::size_t>(bins) + 1);
+    for (int b = 0; b <= bins; ++b)
+      h_levels[static_cast<std::size_t>(b)] =
+          static_cast<LevelT>(static_cast<double>(lower) + (static_cast<double>(upper) - static_cast<double>(lower)) * b / bins);
+    d_levels = device_buffer<LevelT>(h_levels.size());
+    MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), h_levels.data(), h_levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
+  }
 
   device_buffer<T> samples(n);
   device_buffer<CounterT> histogram(static_cast<std::size_t>(bins));
@@ -210,13 +213,8 @@ void histogram_case(case_state& st) {
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
   {
     const std::vector<T> h_samples = samples.to_host();
-    hg::range_bins<LevelT> by_range;
-    throw_if_error(hg::range_bins<LevelT>::try_make(bins + 1, h_levels.data(), by_range));
-    using common = hg::even_common_t<T, LevelT>;
-    want = range ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::for_samples<T>(by_range))
-                 : hg::histogram_reference<CounterT>(h_samples.data(), n,
-                                                     hg::for_samples<T>(hg::even_bins<common>::make(
-                                                         bins + 1, static_cast<common>(lower), static_cast<common>(upper))));
+    want = range ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_range_rule<T>(bins + 1, h_levels.data()))
+                 : hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper));
   }
   // Twice: the second run must overwrite the first's counts, not add to them.
   for (int round = 0; round < 2; ++round) {

@@ -114,6 +114,28 @@ TEST(HistogramBins, IntegerRuleIsTheExactQuotientForEveryWidth) {
   expect_exact_quotients<std::int64_t>(6);
 }
 
+TEST(HistogramBins, RuleFactoriesBinAsCubDoes) {
+  // 8-bit samples with int levels 0..256: one bin per value, computed in int.
+  const auto even = hg::make_even_rule<std::uint8_t>(257, 0, 256);
+  EXPECT_EQ(even.num_bins, 256);
+  EXPECT_EQ(even(std::uint8_t{0}), 0);
+  EXPECT_EQ(even(std::uint8_t{255}), 255);
+  // Ranges: the upper bound among the levels, minus one; the last level is excluded.
+  const float levels[] = {0.0f, 0.5f, 0.75f, 1.0f};
+  const auto range = hg::make_range_rule<double>(4, levels);
+  EXPECT_EQ(range.num_bins, 3);
+  EXPECT_EQ(range(0.6), 1);
+  EXPECT_EQ(range(0.75), 2);
+  EXPECT_EQ(range(1.0), -1);
+  EXPECT_EQ(range(-0.1), -1);
+  EXPECT_EQ(range(std::nan("")), -1);
+  EXPECT_THROW(hg::make_range_rule<float>(1, levels), std::invalid_argument);
+  EXPECT_THROW(hg::make_range_rule<float>(4, static_cast<const float*>(nullptr)), std::invalid_argument);
+  EXPECT_THROW(hg::make_even_rule<int>(3, 5, 5), std::invalid_argument);
+  EXPECT_TRUE(hg::try_check_copies(64).ok());
+  for (int bad : {0, -2, 3, 128}) EXPECT_FALSE(hg::try_check_copies(bad).ok()) << bad;
+}
+
 TEST(HistogramBins, BadLevelsAreRejected) {
   EXPECT_THROW(hg::even_bins<float>::make(1, 0.0f, 1.0f), std::invalid_argument);
   EXPECT_THROW(hg::even_bins<float>::make(0, 0.0f, 1.0f), std::invalid_argument);

@@ -300,21 +300,11 @@ status histogram_two_phase(void* d_temp_storage, std::size_t& temp_storage_bytes
   return histogram_status(d_temp_storage, d_samples, d_histogram, rule, num_samples, stream, opt, p);
 }
 
-/// Even bins over [lower, upper) for samples of SampleT, computed in CUB's common type.
-template <class SampleT, class LevelT>
-status make_even_rule(int num_levels, LevelT lower, LevelT upper, even_rule<SampleT, LevelT>& rule) {
-  using common = even_common_t<SampleT, LevelT>;
-  even_bins<common> bins;
-  MEMSCOPE_RETURN_IF_ERROR(even_bins<common>::try_make(num_levels, static_cast<common>(lower), static_cast<common>(upper), bins));
-  rule = for_samples<SampleT>(bins);
-  return {};
-}
-
 template <class SampleT, class CounterT, class LevelT>
 status even_status(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* d_histogram, int num_levels,
                    LevelT lower, LevelT upper, std::int64_t num_samples, cudaStream_t stream, const options& opt, plan& p) {
   even_rule<SampleT, LevelT> rule;
-  MEMSCOPE_RETURN_IF_ERROR(make_even_rule(num_levels, lower, upper, rule));
+  MEMSCOPE_RETURN_IF_ERROR(try_make_even_rule<SampleT>(num_levels, lower, upper, rule));
   if (temp_bytes == nullptr) return histogram_status(nullptr, d_samples, d_histogram, rule, num_samples, stream, opt, p);
   return histogram_two_phase(d_temp, *temp_bytes, d_samples, d_histogram, rule, num_samples, stream, opt, p);
 }
@@ -322,9 +312,8 @@ status even_status(void* d_temp, std::size_t* temp_bytes, const SampleT* d_sampl
 template <class SampleT, class CounterT, class LevelT>
 status range_status(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* d_histogram, int num_levels,
                     const LevelT* d_levels, std::int64_t num_samples, cudaStream_t stream, const options& opt, plan& p) {
-  range_bins<LevelT> bins;
-  MEMSCOPE_RETURN_IF_ERROR(range_bins<LevelT>::try_make(num_levels, d_levels, bins));
-  const auto rule = for_samples<SampleT>(bins);
+  range_rule<SampleT, LevelT> rule;
+  MEMSCOPE_RETURN_IF_ERROR(try_make_range_rule<SampleT>(num_levels, d_levels, rule));
   if (temp_bytes == nullptr) return histogram_status(nullptr, d_samples, d_histogram, rule, num_samples, stream, opt, p);
   return histogram_two_phase(d_temp, *temp_bytes, d_samples, d_histogram, rule, num_samples, stream, opt, p);
 }

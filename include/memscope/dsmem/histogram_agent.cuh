@@ -48,14 +48,15 @@ struct pending_run {
   }
 };
 
-/// Bins one vector and hands add(bin, count) the counts. A warp whose samples all fall in one
-/// bin (the all-in-one-bin worst case, where every atomic contends) adds once (through `run`
-/// when HoldRuns).
 /// Says no bin is counted locally: every bin is worth aggregating.
 struct nothing_local {
   __device__ bool operator()(int) const { return false; }
 };
 
+/// Bins one vector and hands add(bin, count) the counts. A warp whose samples all fall in one
+/// bin (the all-in-one-bin worst case, where every atomic contends) adds once (through `run`
+/// when HoldRuns). With Aggregate, lanes of the warp whose bins agree add once, except where
+/// every lane's bin is `local` (counted in shared memory) or none.
 template <bool HoldRuns, bool Aggregate, class SampleT, class Rule, class Add, class Local>
 __device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const Rule& rule, Add& add, pending_run& run,
                                            const Local& local) {

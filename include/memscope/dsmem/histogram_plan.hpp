@@ -110,11 +110,17 @@ inline const char* to_string(strategy s) {
 }
 
 /// Rejects level sets no histogram can use, with a message (CUB returns a bare error code).
-inline status try_check_levels(int num_levels, double lower, double upper) {
+/// The level count every histogram checks: at least one bin, at most policy::max_bins.
+inline status try_check_level_count(int num_levels) {
   if (num_levels < 2)
     return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
   if (num_levels - 1 > policy::max_bins)
     return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
+  return {};
+}
+
+inline status try_check_levels(int num_levels, double lower, double upper) {
+  MEMSCOPE_RETURN_IF_ERROR(try_check_level_count(num_levels));
   if (!(lower < upper))  // also catches NaN levels
     return status::invalid("histogram levels need lower < upper; got lower " + std::to_string(lower) + ", upper " +
                            std::to_string(upper));
@@ -126,6 +132,7 @@ inline void check_levels(int num_levels, double lower, double upper) {
 }
 
 namespace detail {
+inline bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
 inline std::size_t cluster_smem(std::int64_t num_bins, int c) {
   return static_cast<std::size_t>((num_bins + c - 1) / c) * sizeof(std::uint32_t);
 }
@@ -165,8 +172,7 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
                                  const std::function<bool(int, std::size_t)>& cluster_runs, plan& out) {
   if (num_bins < 1 || num_bins > policy::max_bins)
     return status::invalid(std::to_string(num_bins) + " bins: a histogram takes 1 to 2^28 bins");
-  if (cluster_size != 0 && (cluster_size < 1 || cluster_size > policy::max_cluster_size ||
-                            (cluster_size & (cluster_size - 1)) != 0))
+  if (cluster_size != 0 && (cluster_size > policy::max_cluster_size || !detail::is_power_of_two(cluster_size)))
     return status::invalid("cluster size " + std::to_string(cluster_size) + ": must be 1, 2, 4, 8 or 16");
   const std::size_t whole = static_cast<std::size_t>(num_bins) * sizeof(std::uint32_t);
   const auto chose = [&](const plan& p) {
@@ -185,7 +191,7 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
   switch (requested) {
     case strategy::global_atomics:
       return chose(plan{strategy::global_atomics, 1, 0, 0});
-    case strategy::global_private:  // copies 0: resolve_copies picks them once the sample count is known
+    case strategy::global_private:  // copies 0: try_resolve_global picks them once the sample count is known
       return chose(plan{strategy::global_private, 1, 0, 0, 0});
     case strategy::block_smem:
       if (whole > dev.smem_per_block_optin)
@@ -251,12 +257,18 @@ struct global_options {
 /// 1 to policy::max_private_copies, a power of two, or 0 to choose), left with one copy it is
 /// global_atomics (nothing to fold); aggregation and the window as asked, or for a plan the
 /// automatic choice made, always.
+/// A copy count global_private can keep: a power of two from 1 to policy::max_private_copies.
+inline status try_check_copies(int copies) {
+  if (copies > policy::max_private_copies || !detail::is_power_of_two(copies))
+    return status::invalid("global_private copies " + std::to_string(copies) + ": must be a power of two from 1 to " +
+                           std::to_string(policy::max_private_copies));
+  return {};
+}
+
 inline status try_resolve_global(plan& p, bool automatic, global_options g, std::int64_t num_bins,
                                  std::int64_t num_samples, std::size_t sample_bytes, const device_limits& dev,
                                  std::size_t counter_bytes = sizeof(std::uint32_t)) {
-  if (g.copies != 0 && (g.copies < 1 || g.copies > policy::max_private_copies || (g.copies & (g.copies - 1)) != 0))
-    return status::invalid("global_private copies " + std::to_string(g.copies) + ": must be a power of two from 1 to " +
-                           std::to_string(policy::max_private_copies));
+  if (g.copies != 0) MEMSCOPE_RETURN_IF_ERROR(try_check_copies(g.copies));
   if (p.kind != strategy::global_private && p.kind != strategy::global_atomics) return {};
   if (automatic) g = {0, true, true};
   if (p.kind == strategy::global_private) {
@@ -388,10 +400,7 @@ struct range_bins {
   int num_bins = 0;
 
   static status try_make(int num_levels, const LevelT* levels, range_bins& b) {
-    if (num_levels < 2)
-      return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
-    if (num_levels - 1 > policy::max_bins)
-      return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
+    MEMSCOPE_RETURN_IF_ERROR(try_check_level_count(num_levels));
     if (levels == nullptr) return status::invalid("histogram_range: the level array is null");
     b.levels = levels;
     b.num_levels = num_levels;
@@ -449,5 +458,38 @@ template <class SampleT, class LevelT = SampleT>
 using even_rule = converting_rule<SampleT, even_bins<even_common_t<SampleT, LevelT>>>;
 template <class SampleT, class LevelT = SampleT>
 using range_rule = converting_rule<SampleT, range_bins<LevelT>>;
+
+/// The rule of histogram_even for these samples and levels: even bins in the common type.
+template <class SampleT, class LevelT>
+status try_make_even_rule(int num_levels, LevelT lower, LevelT upper, even_rule<SampleT, LevelT>& rule) {
+  using common = even_common_t<SampleT, LevelT>;
+  even_bins<common> bins;
+  MEMSCOPE_RETURN_IF_ERROR(even_bins<common>::try_make(num_levels, static_cast<common>(lower), static_cast<common>(upper), bins));
+  rule = for_samples<SampleT>(bins);
+  return {};
+}
+
+template <class SampleT, class LevelT>
+even_rule<SampleT, LevelT> make_even_rule(int num_levels, LevelT lower, LevelT upper) {
+  even_rule<SampleT, LevelT> rule;
+  throw_if_error(try_make_even_rule<SampleT>(num_levels, lower, upper, rule));
+  return rule;
+}
+
+/// The rule of histogram_range for these samples over `levels` (device or host memory).
+template <class SampleT, class LevelT>
+status try_make_range_rule(int num_levels, const LevelT* levels, range_rule<SampleT, LevelT>& rule) {
+  range_bins<LevelT> bins;
+  MEMSCOPE_RETURN_IF_ERROR(range_bins<LevelT>::try_make(num_levels, levels, bins));
+  rule = for_samples<SampleT>(bins);
+  return {};
+}
+
+template <class SampleT, class LevelT>
+range_rule<SampleT, LevelT> make_range_rule(int num_levels, const LevelT* levels) {
+  range_rule<SampleT, LevelT> rule;
+  throw_if_error(try_make_range_rule<SampleT>(num_levels, levels, rule));
+  return rule;
+}
 
 }  // namespace memscope::histogram

@@ -116,8 +116,7 @@ void check_even(int bins, LevelT lo, LevelT hi, bool against_cub = true) {
   std::vector<LevelT> edges;
   for (int b = 0; b <= bins; b += std::max(1, bins / 16))
     edges.push_back(static_cast<LevelT>(static_cast<double>(lo) + (static_cast<double>(hi) - static_cast<double>(lo)) * b / bins));
-  using common = hg::even_common_t<SampleT, LevelT>;
-  const auto rule = hg::for_samples<SampleT>(hg::even_bins<common>::make(bins + 1, static_cast<common>(lo), static_cast<common>(hi)));
+  const auto rule = hg::make_even_rule<SampleT>(bins + 1, lo, hi);
   check<SampleT, LevelT, CounterT>(
       what, bins, lo, hi, edges,
       [&](const SampleT* s, CounterT* out, std::int64_t n, const hg::options& o) { hg::histogram_even(s, out, bins + 1, lo, hi, n, nullptr, o); },
@@ -143,9 +142,7 @@ void check_range(int bins, LevelT lo, LevelT hi) {
   std::sort(levels.begin(), levels.end());
   device_buffer<LevelT> d_levels(levels.size());
   MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), levels.data(), levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
-  hg::range_bins<LevelT> host_bins;
-  ASSERT_TRUE(hg::range_bins<LevelT>::try_make(bins + 1, levels.data(), host_bins).ok());
-  const auto rule = hg::for_samples<SampleT>(host_bins);
+  const auto rule = hg::make_range_rule<SampleT>(bins + 1, levels.data());
   check<SampleT, LevelT, CounterT>(
       what, bins, lo, hi, levels,
       [&](const SampleT* s, CounterT* out, std::int64_t n, const hg::options& o) {
