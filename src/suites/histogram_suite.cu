@@ -1,8 +1,10 @@
 // Suite `histogram`: memscope::histogram_even with every strategy forced and chosen
 // automatically, against cub::DeviceHistogram::HistogramEven in the same run. Counts must
 // equal a CPU reference (computed from the very samples the GPU binned) exactly.
-// `even` sweeps bin counts across block, cluster and global capacity; `seed_table` is the
-// seed's A100 table (10M samples, global atomics / shared + global / DSMEM / 8-block DSMEM).
+// `even` sweeps bin counts across block, cluster and global capacity; `adversarial` and `sizes`
+// every input shape and sample count; `interfaces` and `pixels` CUB's other forms (ranges,
+// types, counters; channels and pitched rows); `seed_table` is the seed's A100 table (10M
+// samples, global atomics / shared + global / DSMEM / 8-block DSMEM).
 
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
@@ -21,9 +23,13 @@
 #include "memscope/dsmem/histogram_reference.hpp"
 
 #include <cub/device/device_histogram.cuh>
+#include <cuda/std/array>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 namespace memscope::suites {
 namespace {
@@ -228,7 +234,7 @@ void histogram_case(case_state& st) {
     const bool clustered = ran.kind == hg::strategy::cluster_dsmem || ran.kind == hg::strategy::cluster_split;
     st.add_label("plan_strategy", strategy_tag(ran.kind));
     st.add_label("plan", plan_label(strategy_tag(ran.kind), clustered ? ran.cluster_size : ran.copies) +
-                             (ran.warp_aggregate ? ", warp-aggregated" : "") +
+                             (ran.byte_values ? ", raw 8-bit values" : "") + (ran.warp_aggregate ? ", warp-aggregated" : "") +
                              (ran.window_bins > 0 ? fmt::format(", {}-bin window", ran.window_bins) : std::string()));
     st.add_metric("plan_cluster_size", clustered ? ran.cluster_size : 0);
     st.add_metric("smem_per_block", static_cast<double>(ran.smem_bytes + static_cast<std::size_t>(ran.window_bins) * sizeof(std::uint32_t)));
@@ -258,8 +264,112 @@ void histogram_body(case_state& st) {
   else throw usage_error("histogram type '" + type + "': f32, i32, u8 or f64");
 }
 
+/// CUB's image forms: interleaved channels (MultiHistogramEven) and pitched rows (the 2D
+/// forms), memscope against CUB on the same pixels. Pitched rows are 3001 pixels wide with
+/// the pitch rounded up to 512 bytes, as cudaMallocPitch pads; the padding is never counted.
+template <class T, int Channels, int Active>
+void pixels_case(case_state& st) {
+  using LevelT = std::conditional_t<sizeof(T) == 1, int, T>;
+  using CounterT = std::uint32_t;
+  const auto pixels = static_cast<std::size_t>(st.get_int("pixels"));
+  const int bins = static_cast<int>(st.get_int("bins"));
+  const std::string& strategy = st.get_string("strategy");
+  const bool pitched = st.get_string("layout") == "pitched";
+  const cudaStream_t s = st.stream();
+  if constexpr (sizeof(T) == 1)
+    if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
+  constexpr std::size_t k_row_pixels = 3001;
+  const std::size_t row_pixels = pitched ? std::min(pixels, k_row_pixels) : pixels;
+  const std::size_t rows = pitched ? (pixels == 0 ? 0 : ceil_div(pixels, k_row_pixels)) : 1;
+  const std::size_t row_bytes = row_pixels * Channels * sizeof(T);
+  const std::size_t pitch = pitched ? ceil_div(row_bytes, std::size_t{512}) * 512 : row_bytes;
+  const std::size_t elems = std::max<std::size_t>(1, rows * pitch / sizeof(T));
+  const auto [lower, upper] = case_levels<T, LevelT>::get();
+  cuda::std::array<int, Active> num_levels;
+  cuda::std::array<LevelT, Active> lo, hi;
+  for (int a = 0; a < Active; ++a) num_levels[a] = bins + 1, lo[a] = lower, hi[a] = upper;
+  hg::options opt;
+  if (strategy != "cub") opt = options_for(strategy);
+
+  device_buffer<T> samples(elems);
+  hg::make_samples(samples.data(), elems, hg::input_shape{}, bins, st.seed(), s);
+  std::vector<device_buffer<CounterT>> outs;
+  cuda::std::array<CounterT*, Active> ptrs;
+  for (int a = 0; a < Active; ++a) {
+    outs.emplace_back(static_cast<std::size_t>(bins));
+    ptrs[a] = outs.back().data();
+  }
+  const auto rows_i = static_cast<std::int64_t>(rows), row_i = static_cast<std::int64_t>(row_pixels);
+  std::size_t temp_bytes = 0;
+  device_buffer<unsigned char> temp;
+  hg::plan ran;
+  const auto call = [&](void* t, cudaStream_t st_) {
+    if (strategy == "cub") {
+      if (pitched)
+        MEMSCOPE_CUDA_CALL((cub::DeviceHistogram::MultiHistogramEven<Channels, Active>(
+            t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, static_cast<int>(row_i), static_cast<int>(rows_i), pitch, st_)));
+      else
+        MEMSCOPE_CUDA_CALL((cub::DeviceHistogram::MultiHistogramEven<Channels, Active>(
+            t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, static_cast<std::int64_t>(pixels), st_)));
+    } else if (pitched) {
+      ran = hg::multi_histogram_even<Channels, Active>(t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, row_i, rows_i,
+                                                       pitch, st_, opt);
+    } else {
+      ran = hg::multi_histogram_even<Channels, Active>(t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi,
+                                                       static_cast<std::int64_t>(pixels), st_, opt);
+    }
+  };
+  try {
+    call(nullptr, s);
+  } catch (const hg::unsupported& e) {
+    st.skip(e.what());
+  }
+  temp = device_buffer<unsigned char>(temp_bytes);
+  const std::function<void(cudaStream_t)> launch = [&](cudaStream_t st_) { call(temp.data(), st_); };
+
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  std::vector<std::vector<CounterT>> want(Active);
+  {
+    const std::vector<T> h = samples.to_host();
+    std::vector<T> channel(rows * row_pixels);
+    for (int a = 0; a < Active; ++a) {
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t p = 0; p < row_pixels; ++p) channel[r * row_pixels + p] = h[r * (pitch / sizeof(T)) + p * Channels + a];
+      want[a] = hg::histogram_reference<CounterT>(channel.data(), channel.size(), hg::make_even_rule<T>(bins + 1, lower, upper));
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (auto& o : outs) o.poison(s);
+    launch(s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    for (int a = 0; a < Active; ++a) {
+      const auto got = outs[a].to_host();
+      st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return want[a][b]; }));
+    }
+  }
+  if (strategy != "cub") {
+    st.add_label("plan_strategy", strategy_tag(ran.kind));
+    st.add_label("plan", plan_label(strategy_tag(ran.kind), ran.kind == hg::strategy::global_private ? ran.copies : ran.cluster_size) +
+                             (ran.byte_values ? ", raw 8-bit values" : ""));
+  }
+  st.add_bytes_read(rows * row_bytes);
+  st.add_elements(rows * row_pixels);
+  st.exec(launch);
+}
+
+void pixels_body(case_state& st) {
+  const std::string& image = st.get_string("image");
+  if (image == "rgba_u8") pixels_case<std::uint8_t, 4, 3>(st);
+  else if (image == "gray_u8") pixels_case<std::uint8_t, 1, 1>(st);
+  else if (image == "gray_f32") pixels_case<float, 1, 1>(st);
+  else if (image == "rgb_f32") pixels_case<float, 3, 3>(st);
+  else throw usage_error("histogram image '" + image + "': rgba_u8, gray_u8, gray_f32 or rgb_f32");
+}
+
 std::uint64_t histogram_footprint(const axis_point& p) {
   // Samples, the output, and CUB's per-block private histograms beyond 256 bins.
+  if (p.has("pixels"))  // up to 4 samples of 4 bytes a pixel, padding, the channels' outputs
+    return static_cast<std::uint64_t>(p.get_int("pixels")) * 20 + static_cast<std::uint64_t>(p.get_int("bins")) * 64 + (1 << 20);
   const auto n = static_cast<std::uint64_t>(p.get_int("samples"));
   const auto bins = static_cast<std::uint64_t>(p.get_int("bins"));
   const std::uint64_t sample_bytes = p.has("type") && p.get_string("type") == "f64" ? 8 : 4;
@@ -587,6 +697,29 @@ void register_histogram(registry& reg) {
                 .with_quick({std::int64_t{1} << 24})
                 .with_range(0, hg::policy::max_samples)
                 .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{1000003}}))
+      .footprint(histogram_footprint)
+      .baseline("strategy", std::string("cub"), "speedup_vs_cub");
+  s.add("pixels", pixels_body)
+      .summary("CUB's image forms: interleaved channels (MultiHistogramEven, RGBA with 3 channels counted) and pitched "
+               "rows (3001 pixels a row, 512-byte pitch); memscope against CUB, counts checked exactly")
+      .axis(strategy_axis({"auto", "cub"}))
+      .axis(axis::strings("image", {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"},
+                          "pixels: RGBA 8-bit (levels 0..256, alpha not counted), gray 8-bit, gray float, RGB float")
+                .with_validator([](const std::string& v) {
+                  if (v != "rgba_u8" && v != "gray_u8" && v != "gray_f32" && v != "rgb_f32")
+                    throw usage_error("histogram image takes rgba_u8, gray_u8, gray_f32 or rgb_f32");
+                }))
+      .axis(axis::strings("layout", {"contiguous", "pitched"}, "contiguous pixels, or rows of 3001 pixels at a 512-byte pitch")
+                .with_validator([](const std::string& v) {
+                  if (v != "contiguous" && v != "pitched") throw usage_error("histogram layout takes contiguous or pitched");
+                }))
+      .axis(axis::integers("bins", {256, 4096}, "bins per channel (num_levels - 1)")
+                .with_range(1, hg::policy::max_bins)
+                .with_verify({std::int64_t{256}, std::int64_t{70001}}))
+      .axis(axis::pow2("pixels", {26}, "pixels binned")
+                .with_quick({std::int64_t{1} << 22})
+                .with_range(0, hg::policy::max_samples)
+                .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{3001}, std::int64_t{1000003}}))
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("seed_table", histogram_body)

@@ -172,6 +172,10 @@ TEST(HistogramPlan, AutomaticChoiceFollowsCapacity) {
   EXPECT_EQ(p65k.cluster_size, 2);
   EXPECT_EQ(p65k.smem_bytes, 128u * 1024);
   EXPECT_EQ(pick(116224).kind, strategy::cluster_split);  // two full blocks
+  // Level ranges search each sample's bin: never twice, so no split cluster.
+  const auto searched = [](std::int64_t bins) { return hg::plan_histogram(bins, h200(), strategy::automatic, 0, always, true); };
+  EXPECT_EQ(searched(58112).kind, strategy::block_smem);
+  EXPECT_EQ(searched(65536).kind, strategy::global_private);
   // Past two blocks' shared memory: copies in global memory, sized once the samples are known.
   EXPECT_EQ(pick(116225).kind, strategy::global_private);
   EXPECT_EQ(pick(232449).kind, strategy::global_private);

@@ -1,12 +1,17 @@
 #pragma once
 // The per-sample loop every histogram kernel shares (CUB's "agent" layer): 16-byte vector
-// loads, the bin of each sample by any rule (even bins, level ranges), runs held back per
-// thread, warp aggregation, and the shared-memory window's placement. Kernels supply where a
-// count goes (`add`) and which bins they count locally.
+// loads, the bin of each sample by any rule (even bins, level ranges, interleaved channels),
+// runs held back per thread, warp aggregation, the shared-memory window's placement, and the
+// two sample layouts (one contiguous run; pitched rows). Kernels supply where a count goes
+// (`add`) and which bins they count locally.
 
 #include "memscope/dsmem/histogram_plan.hpp"
 
+#include "memscope/core/launch.cuh"
+
 #include <cooperative_groups.h>
+
+#include <algorithm>
 
 #include <cstddef>
 #include <cstdint>
@@ -57,13 +62,29 @@ struct nothing_local {
 /// bin (the all-in-one-bin worst case, where every atomic contends) adds once (through `run`
 /// when HoldRuns). With Aggregate, lanes of the warp whose bins agree add once, except where
 /// every lane's bin is `local` (counted in shared memory) or none.
-template <bool HoldRuns, bool Aggregate, class SampleT, class Rule, class Add, class Local>
-__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, const Rule& rule, Add& add, pending_run& run,
-                                           const Local& local) {
-  constexpr int k_size = sample_vector<SampleT>::size;
+/// Interleaved channels: with Phase >= 0 the vector's first sample is that channel (known at
+/// compile time, so each sample's rule is fixed and inactive channels cost nothing), else the
+/// channel follows from the position `first`.
+template <bool HoldRuns, bool Aggregate, int Phase, int K, class SampleT, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_values(const SampleT (&in)[K], std::size_t first, const Rule& rule, Add& add,
+                                           pending_run& run, const Local& local) {
+  constexpr int k_size = K;
   int bins[k_size];
+  if constexpr (rule_channels<Rule>::value == 1) {
+    (void)first;
 #pragma unroll
-  for (int k = 0; k < k_size; ++k) bins[k] = rule(in.v[k]);
+    for (int k = 0; k < k_size; ++k) bins[k] = rule(in[k]);
+  } else if constexpr (Phase >= 0) {
+    (void)first;
+#pragma unroll
+    for (int k = 0; k < k_size; ++k) bins[k] = rule(in[k], (Phase + k) % rule_channels<Rule>::value);
+  } else {
+    // One 64-bit remainder per vector; the samples' channels follow in 32 bits.
+    constexpr unsigned channels = rule_channels<Rule>::value;
+    const auto c0 = static_cast<unsigned>(first % channels);
+#pragma unroll
+    for (int k = 0; k < k_size; ++k) bins[k] = rule(in[k], static_cast<int>((c0 + k) % channels));
+  }
   bool one_bin = bins[0] >= 0;
 #pragma unroll
   for (int k = 1; k < k_size; ++k) one_bin = one_bin && bins[k] == bins[0];
@@ -102,24 +123,20 @@ __device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, con
   }
 }
 
-/// Every sample of [0, n) is binned by exactly one of `threads` threads (this one is `rank`):
-/// a scalar head up to the first 16-byte boundary, 16-byte vectors with
-/// policy::vectors_per_thread loads in flight, a scalar tail.
-template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
-__device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples, std::size_t n, const Rule& rule,
-                                             std::size_t rank, std::size_t threads, Add& add, const Local& local = {}) {
+template <bool HoldRuns, bool Aggregate, int Phase, class SampleT, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, std::size_t first, const Rule& rule, Add& add,
+                                           pending_run& run, const Local& local) {
+  bin_values<HoldRuns, Aggregate, Phase>(in.v, first, rule, add, run, local);
+}
+
+/// The vectors [0, num_vectors) of a run whose first vector starts `head` samples in, with
+/// policy::vectors_per_thread loads in flight per thread.
+template <bool HoldRuns, bool Aggregate, int Phase, class SampleT, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_vectors(const sample_vector<SampleT>* __restrict__ vectors, std::size_t num_vectors,
+                                            std::size_t head, const Rule& rule, std::size_t rank, std::size_t threads,
+                                            Add& add, pending_run& run, const Local& local) {
   using vec = sample_vector<SampleT>;
   constexpr int k_vectors = policy::vectors_per_thread;
-  const auto address = reinterpret_cast<std::uintptr_t>(samples);
-  std::size_t head = ((16 - address % 16) % 16) / sizeof(SampleT);
-  if (head > n) head = n;
-  if (rank < head) {
-    const int bin = rule(samples[rank]);
-    if (bin >= 0) add(bin, 1u);
-  }
-  const auto* vectors = reinterpret_cast<const vec*>(samples + head);
-  pending_run run;
-  const std::size_t num_vectors = (n - head) / vec::size;
   for (std::size_t base = rank; base < num_vectors; base += threads * k_vectors) {
     vec v[k_vectors];
 #pragma unroll
@@ -133,11 +150,71 @@ __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples
     }
 #pragma unroll
     for (int u = 0; u < k_vectors; ++u)
-      if (base + u * threads < num_vectors) bin_vector<HoldRuns, Aggregate>(v[u], rule, add, run, local);
+      if (base + u * threads < num_vectors)
+        bin_vector<HoldRuns, Aggregate, Phase>(v[u], head + (base + u * threads) * vec::size, rule, add, run, local);
+  }
+}
+
+/// Channels that do not divide a vector (RGB floats: 3 into 4): each thread takes `Group`
+/// consecutive vectors, a whole number of pixels, so every sample's channel is fixed at compile
+/// time (as bin_vectors<.., 0> does where channels divide a vector). Vectors start on a pixel.
+template <bool HoldRuns, bool Aggregate, int Group, class SampleT, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* __restrict__ vectors, std::size_t num_groups,
+                                                 const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
+                                                 pending_run& run, const Local& local) {
+  using vec = sample_vector<SampleT>;
+  for (std::size_t g = rank; g < num_groups; g += threads) {
+    SampleT values[Group * vec::size];
+#pragma unroll
+    for (int j = 0; j < Group; ++j) {
+      const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(vectors + g * Group + j));
+      std::memcpy(values + j * vec::size, &raw, sizeof(raw));
+    }
+    bin_values<HoldRuns, Aggregate, 0>(values, 0, rule, add, run, local);
+  }
+}
+
+constexpr int gcd_int(int a, int b) { return b == 0 ? a : gcd_int(b, a % b); }
+
+/// Every sample of [0, n) is binned by exactly one of `threads` threads (this one is `rank`):
+/// a scalar head up to the first 16-byte boundary, 16-byte vectors with
+/// policy::vectors_per_thread loads in flight, a scalar tail. A sample's position (its channel)
+/// counts from `samples`.
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
+__device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples, std::size_t n, const Rule& rule,
+                                             std::size_t rank, std::size_t threads, Add& add, const Local& local = {}) {
+  using vec = sample_vector<SampleT>;
+  const auto address = reinterpret_cast<std::uintptr_t>(samples);
+  std::size_t head = ((16 - address % 16) % 16) / sizeof(SampleT);
+  if (head > n) head = n;
+  if (rank < head) {
+    const int bin = bin_of(rule, samples[rank], rank);
+    if (bin >= 0) add(bin, 1u);
+  }
+  const auto* vectors = reinterpret_cast<const vec*>(samples + head);
+  pending_run run;
+  const std::size_t num_vectors = (n - head) / vec::size;
+  // Vectors that start on a pixel (a channel count dividing the vector, a head that ends on a
+  // pixel) bin with every sample's channel fixed at compile time: RGBA bytes then skip alpha.
+  constexpr int channels = rule_channels<Rule>::value;
+  if constexpr (channels > 1 && vec::size % channels == 0) {
+    if (head % channels == 0) {
+      bin_vectors<HoldRuns, Aggregate, 0>(vectors, num_vectors, head, rule, rank, threads, add, run, local);
+    } else {
+      bin_vectors<HoldRuns, Aggregate, -1>(vectors, num_vectors, head, rule, rank, threads, add, run, local);
+    }
+  } else if constexpr (channels > 1) {
+    constexpr int group = channels / gcd_int(vec::size, channels);
+    const std::size_t grouped = head % channels == 0 ? num_vectors / group * group : 0;
+    bin_pixel_groups<HoldRuns, Aggregate, group>(vectors, grouped / group, rule, rank, threads, add, run, local);
+    bin_vectors<HoldRuns, Aggregate, -1>(vectors + grouped, num_vectors - grouped, head + grouped * vec::size, rule, rank,
+                                         threads, add, run, local);
+  } else {
+    bin_vectors<HoldRuns, Aggregate, -1>(vectors, num_vectors, head, rule, rank, threads, add, run, local);
   }
   if constexpr (HoldRuns) run.flush(add);
   for (std::size_t i = head + num_vectors * vec::size + rank; i < n; i += threads) {
-    const int bin = rule(samples[i]);
+    const int bin = bin_of(rule, samples[i], i);
     if (bin >= 0) add(bin, 1u);
   }
 }
@@ -147,6 +224,84 @@ __device__ __forceinline__ std::size_t global_thread_rank() {
 }
 __device__ __forceinline__ std::size_t global_thread_count() {
   return static_cast<std::size_t>(gridDim.x) * blockDim.x;
+}
+
+/// Samples in one contiguous run (CUB's 1D forms). A layout holds no pointer: kernels take the
+/// samples as a __restrict__ parameter of their own (inside a struct the pointer cost the
+/// block kernel 8 registers, 32 -> 40, and with them its second block per SM: 8% slower).
+template <class SampleT>
+struct linear_samples {
+  using value_type = SampleT;
+  std::size_t n = 0;
+
+  MEMSCOPE_HD std::size_t size() const { return n; }
+  /// Sample i of size() and its position (for its channel).
+  __device__ __forceinline__ SampleT at(const SampleT* data, std::size_t i, std::size_t& pos) const {
+    pos = i;
+    return data[i];
+  }
+  /// The most samples one block of a grid of `grid` blocks bins (per_trip: a block's samples
+  /// per loop trip, the rounding).
+  std::size_t block_share(unsigned grid, std::size_t per_trip) const { return ceil_div(n, std::size_t{grid}) + per_trip; }
+  void fit_to(std::size_t) {}
+};
+
+/// Rows of row_samples samples, row r starting row_stride samples after row r - 1 (CUB's
+/// pitched 2D forms: num_row_samples, num_rows, row_stride_bytes). A group of threads walks a
+/// row as the whole grid walks a contiguous run, so every row keeps 16-byte loads whatever its
+/// alignment, and no thread reads the padding between rows. A group is 2^group_log2 threads
+/// (at least a warp, so a warp's loads stay in one row), sized to the row: long rows get whole
+/// blocks, and rows too few for the blocks get the whole grid (fit_to).
+template <class SampleT>
+struct pitched_samples {
+  using value_type = SampleT;
+  static constexpr int whole_grid = 62;
+  std::size_t row_samples = 0;
+  std::size_t rows = 0;
+  std::size_t row_stride = 0;  // in samples
+  int group_log2 = 5;
+
+  MEMSCOPE_HD std::size_t size() const { return row_samples * rows; }
+  __device__ __forceinline__ SampleT at(const SampleT* data, std::size_t i, std::size_t& pos) const {
+    const std::size_t r = i / row_samples;
+    pos = i - r * row_samples;
+    return data[r * row_stride + pos];
+  }
+  /// Groups sized to the row for a grid of `threads` threads.
+  void fit_to(std::size_t threads) {
+    const std::size_t row_vectors = row_samples * sizeof(SampleT) / 16;
+    group_log2 = 5;
+    while (group_log2 < 10 && (std::size_t{2} << group_log2) * policy::vectors_per_thread <= row_vectors) ++group_log2;
+    if (group_log2 == 10 && rows * 1024 < threads) group_log2 = whole_grid;
+  }
+  std::size_t block_share(unsigned grid, std::size_t per_trip) const {
+    if (group_log2 >= whole_grid) return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip);
+    const std::size_t group = std::size_t{1} << group_log2;
+    const std::size_t groups = std::max<std::size_t>(1, std::size_t{grid} * policy::block_threads / group);
+    const std::size_t groups_per_block = std::max<std::size_t>(1, policy::block_threads / group);
+    return ceil_div(rows, groups) * groups_per_block * row_samples;
+  }
+};
+
+/// Every sample of `data` laid out as `src` binned by exactly one of `threads` threads, this one
+/// `rank`.
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
+__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data, const linear_samples<SampleT>& src,
+                                                    const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
+                                                    const Local& local = {}) {
+  for_each_bin<HoldRuns, Aggregate>(data, src.n, rule, rank, threads, add, local);
+}
+
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
+__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data, const pitched_samples<SampleT>& src,
+                                                    const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
+                                                    const Local& local = {}) {
+  const bool whole = src.group_log2 >= pitched_samples<SampleT>::whole_grid || (std::size_t{1} << src.group_log2) >= threads;
+  const std::size_t group = whole ? threads : std::size_t{1} << src.group_log2;
+  const std::size_t lane = whole ? rank : rank & (group - 1);
+  const std::size_t groups = whole ? 1 : threads >> src.group_log2;
+  for (std::size_t r = whole ? 0 : rank >> src.group_log2; r < src.rows; r += groups)
+    for_each_bin<HoldRuns, Aggregate>(data + r * src.row_stride, src.row_samples, rule, lane, group, add, local);
 }
 
 /// One dynamic shared-memory declaration for every kernel of this header (extern __shared__
@@ -160,14 +315,17 @@ __device__ __forceinline__ std::uint32_t* shared_counters() {
 /// median bin of 32 samples spread over the block's share of the input (a bell's mass, wherever
 /// the block's samples start; a skew's hot region). Warp 0 finds it; the block reads it after
 /// the barrier that follows.
-template <class SampleT, class Rule>
-__device__ __forceinline__ void window_start(const SampleT* __restrict__ samples, std::size_t n, const Rule& rule, int width,
-                                             int* shared_start) {
+template <class Source, class Rule>
+__device__ __forceinline__ void window_start(const typename Source::value_type* __restrict__ data, const Source& src,
+                                             const Rule& rule, int width, int* shared_start) {
   if (threadIdx.x < 32) {
     const unsigned lane = threadIdx.x;
+    const std::size_t n = src.size();
     const std::size_t probes = static_cast<std::size_t>(gridDim.x) * 32;
     const std::size_t i = ((static_cast<std::size_t>(blockIdx.x) * 32 + lane) * (n / probes) + lane) % n;
-    const int bin = rule(samples[i]);
+    std::size_t pos = 0;
+    const auto sample = src.at(data, i, pos);
+    const int bin = bin_of(rule, sample, pos);
     const unsigned valid = __ballot_sync(~0u, bin >= 0);
     // The median of the valid bins: the one with as many valid bins below it as half of them
     // (ties by lane), found with 32 shuffles.

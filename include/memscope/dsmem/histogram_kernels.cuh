@@ -16,16 +16,16 @@ namespace memscope::histogram {
 /// being the output and copy c > 0 scratch + (c - 1) * num_bins; histogram_fold_kernel sums
 /// the copies afterwards. With Window, bins in the block's window count in shared memory and
 /// are flushed to the output at the end.
-template <class SampleT, class Rule, class CounterT, bool Aggregate, bool Window>
+template <class Source, class Rule, class CounterT, bool Aggregate, bool Window>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_global_kernel(const SampleT* __restrict__ samples, std::size_t n, Rule rule, int copies, int window_bins,
+    histogram_global_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule, int copies, int window_bins,
                             CounterT* __restrict__ scratch, CounterT* __restrict__ histogram) {
   const int copy = static_cast<int>(blockIdx.x % static_cast<unsigned>(copies));
   CounterT* counters = copy == 0 ? histogram : scratch + static_cast<std::size_t>(copy - 1) * rule.num_bins;
   if constexpr (Window) {
     __shared__ int start_shared;
     std::uint32_t* window = shared_counters();
-    window_start(samples, n, rule, window_bins, &start_shared);
+    window_start(samples, src, rule, window_bins, &start_shared);
     for (int i = threadIdx.x; i < window_bins; i += blockDim.x) window[i] = 0;
     __syncthreads();
     const int start = start_shared;
@@ -34,13 +34,13 @@ __global__ void __launch_bounds__(policy::block_threads)
       if (in_window(bin)) atomicAdd(window + (bin - start), count);
       else add_count(counters + bin, count);
     };
-    for_each_bin<true, Aggregate>(samples, n, rule, global_thread_rank(), global_thread_count(), add, in_window);
+    for_each_source_bin<true, Aggregate>(samples, src, rule, global_thread_rank(), global_thread_count(), add, in_window);
     __syncthreads();
     for (int i = threadIdx.x; i < window_bins; i += blockDim.x)
       if (const std::uint32_t c = window[i]) add_count(histogram + start + i, c);
   } else {
     auto add = [&](int bin, std::uint32_t count) { add_count(counters + bin, count); };
-    for_each_bin<true, Aggregate>(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+    for_each_source_bin<true, Aggregate>(samples, src, rule, global_thread_rank(), global_thread_count(), add);
   }
 }
 
@@ -56,26 +56,60 @@ __global__ void histogram_fold_kernel(const CounterT* __restrict__ scratch, int 
   }
 }
 
-template <class SampleT, class Rule, class CounterT>
+template <class Source, class Rule, class CounterT>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_block_smem_kernel(const SampleT* __restrict__ samples, std::size_t n, Rule rule,
+    histogram_block_smem_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                                 CounterT* __restrict__ histogram) {
   std::uint32_t* counters = shared_counters();
   for (int i = threadIdx.x; i < rule.num_bins; i += blockDim.x) counters[i] = 0;
   __syncthreads();
   auto add = [&](int bin, std::uint32_t count) { atomicAdd(counters + bin, count); };
-  for_each_bin(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+  for_each_source_bin(samples, src, rule, global_thread_rank(), global_thread_count(), add);
   __syncthreads();
   for (int i = threadIdx.x; i < rule.num_bins; i += blockDim.x)
     if (const std::uint32_t c = counters[i]) add_count(histogram + i, c);
 }
 
+/// 8-bit samples: every block counts the 256 raw values (per active channel) in shared memory,
+/// with no binning per sample, and adds each value's count to its bin once at the end.
+template <class Source, class Rule, class CounterT>
+__global__ void __launch_bounds__(policy::block_threads)
+    histogram_byte_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule, CounterT* __restrict__ histogram) {
+  using raw = raw_values<typename Source::value_type, Rule>;
+  std::uint32_t* counters = shared_counters();
+  for (int i = threadIdx.x; i < raw::counters; i += blockDim.x) counters[i] = 0;
+  __syncthreads();
+  auto add = [&](int value, std::uint32_t count) { atomicAdd(counters + value, count); };
+  for_each_source_bin(samples, src, typename raw::type{}, global_thread_rank(), global_thread_count(), add);
+  __syncthreads();
+  for (int i = threadIdx.x; i < raw::counters; i += blockDim.x)
+    if (const std::uint32_t c = counters[i]) {
+      const int bin = raw::bin(rule, i);
+      if (bin >= 0) add_count(histogram + bin, c);
+    }
+}
+
+/// Copies channel a's bins of a multi-channel histogram's combined counters to its output.
+template <class CounterT, int ActiveChannels>
+struct channel_outputs {
+  CounterT* out[ActiveChannels];
+  int first_bin[ActiveChannels];
+  int num_bins[ActiveChannels];
+};
+
+template <class CounterT, int ActiveChannels>
+__global__ void histogram_scatter_kernel(const CounterT* __restrict__ combined, channel_outputs<CounterT, ActiveChannels> to) {
+  for (int a = 0; a < ActiveChannels; ++a)
+    for (std::size_t b = global_thread_rank(); b < static_cast<std::size_t>(to.num_bins[a]); b += global_thread_count())
+      to.out[a][b] = combined[to.first_bin[a] + b];
+}
+
 /// Bins are interleaved over the cluster: bin b lives in block b % C at b / C. C is a power of
 /// two, so owner and slot are a mask and a shift (the seed's contiguous split divides), and a
 /// skewed distribution's hot neighbouring bins land in different blocks.
-template <class SampleT, class Rule, class CounterT>
+template <class Source, class Rule, class CounterT>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_cluster_kernel(const SampleT* __restrict__ samples, std::size_t n, Rule rule,
+    histogram_cluster_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                              int log2_cluster, int bins_per_block, CounterT* __restrict__ histogram) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   std::uint32_t* counters = shared_counters();
@@ -91,7 +125,7 @@ __global__ void __launch_bounds__(policy::block_threads)
     std::uint32_t* owner = cluster.map_shared_rank(counters, static_cast<unsigned>(bin) & owner_mask);
     atomicAdd(owner + (bin >> log2_cluster), count);
   };
-  for_each_bin(samples, n, rule, global_thread_rank(), global_thread_count(), add);
+  for_each_source_bin(samples, src, rule, global_thread_rank(), global_thread_count(), add);
   // Rule 2: a block's shared memory ends with the block. Until every peer has finished adding
   // into it, no block may exit, and none may read its own totals (they are still changing).
   cluster.sync();
@@ -110,9 +144,9 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// counts only those in its own range. The C reads of a sample come close together from
 /// co-scheduled blocks, so L2 serves all but the first; nothing crosses to another SM's
 /// shared memory. The cluster launch is what guarantees the blocks run together.
-template <class SampleT, class Rule, class CounterT>
+template <class Source, class Rule, class CounterT>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_split_kernel(const SampleT* __restrict__ samples, std::size_t n, Rule rule,
+    histogram_split_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                            int log2_cluster, int bins_per_block, CounterT* __restrict__ histogram) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   std::uint32_t* counters = shared_counters();
@@ -127,7 +161,7 @@ __global__ void __launch_bounds__(policy::block_threads)
   };
   const std::size_t cluster_id = blockIdx.x >> log2_cluster;
   const std::size_t clusters = gridDim.x >> log2_cluster;
-  for_each_bin(samples, n, rule, cluster_id * blockDim.x + threadIdx.x, clusters * blockDim.x, add);
+  for_each_source_bin(samples, src, rule, cluster_id * blockDim.x + threadIdx.x, clusters * blockDim.x, add);
   __syncthreads();
   for (int i = threadIdx.x; i < owned; i += blockDim.x)
     if (const std::uint32_t c = counters[i]) add_count(histogram + first + i, c);

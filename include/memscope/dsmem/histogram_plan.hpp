@@ -1,10 +1,10 @@
 #pragma once
-// Histogram binning and strategy choice, in plain C++: the kernels, the CPU reference and the
-// host unit tests share one definition of "which bin", and the strategy choice is tested
-// without a GPU.
+// The histogram's strategy choice, in plain C++, so that it is tested without a GPU (the bin
+// rules it plans for are in histogram_rules.hpp).
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/host_device.hpp"
+#include "memscope/dsmem/histogram_rules.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -47,8 +47,7 @@ struct policy {
   /// within 0.93x of CUB at 2^17 bins, where copies in global memory keep 1.8x or more on every
   /// input (docs/dsmem.md). At 8 the repeated reads cost what global atomics do.
   static constexpr int max_auto_split = 2;
-  /// Bin indices are ints, and the counters must fit in memory: 2^28 bins are 1 GiB of counts.
-  static constexpr std::int64_t max_bins = std::int64_t{1} << 28;
+  static constexpr std::int64_t max_bins = histogram::max_bins;
   /// With 32-bit counters more samples than this could wrap a bin (max_samples_for: the
   /// limit of each counter type).
   static constexpr std::int64_t max_samples = std::numeric_limits<std::uint32_t>::max();
@@ -95,6 +94,7 @@ struct plan {
   int copies = 1;               // global_private: copies of the counters (the output is copy 0)
   bool warp_aggregate = false;  // global strategies: lanes with equal bins add once
   int window_bins = 0;          // global strategies: bins each block counts in shared memory
+  bool byte_values = false;     // block_smem over 8-bit samples: counts the 256 raw values, binned once per block
 };
 
 inline const char* to_string(strategy s) {
@@ -109,27 +109,6 @@ inline const char* to_string(strategy s) {
   return "?";
 }
 
-/// Rejects level sets no histogram can use, with a message (CUB returns a bare error code).
-/// The level count every histogram checks: at least one bin, at most policy::max_bins.
-inline status try_check_level_count(int num_levels) {
-  if (num_levels < 2)
-    return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
-  if (num_levels - 1 > policy::max_bins)
-    return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
-  return {};
-}
-
-inline status try_check_levels(int num_levels, double lower, double upper) {
-  MEMSCOPE_RETURN_IF_ERROR(try_check_level_count(num_levels));
-  if (!(lower < upper))  // also catches NaN levels
-    return status::invalid("histogram levels need lower < upper; got lower " + std::to_string(lower) + ", upper " +
-                           std::to_string(upper));
-  return {};
-}
-
-inline void check_levels(int num_levels, double lower, double upper) {
-  throw_if_error(try_check_levels(num_levels, lower, upper));
-}
 
 namespace detail {
 inline bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -166,10 +145,13 @@ inline int private_copies(std::int64_t num_bins, std::int64_t num_samples, std::
 /// Which strategy runs: `requested` as given (checked against the device), or for `automatic`
 /// the cheapest that fits. `cluster_size` 0 lets the choice pick it. `cluster_runs(c, smem)`
 /// answers whether a cluster of c blocks with that much shared memory each can be co-scheduled
-/// (cudaOccupancyMaxActiveClusters > 0 on a GPU). Fails with an invalid argument for bad
-/// parameters and `unsupported` for a strategy this device cannot run.
+/// (cudaOccupancyMaxActiveClusters > 0 on a GPU). `costly_bins`: binning a sample costs more
+/// than reading it (a binary search over level ranges), so the automatic choice never bins a
+/// sample twice (no split cluster). Fails with an invalid argument for bad parameters and
+/// `unsupported` for a strategy this device cannot run.
 inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
-                                 const std::function<bool(int, std::size_t)>& cluster_runs, plan& out) {
+                                 const std::function<bool(int, std::size_t)>& cluster_runs, plan& out,
+                                 bool costly_bins = false) {
   if (num_bins < 1 || num_bins > policy::max_bins)
     return status::invalid(std::to_string(num_bins) + " bins: a histogram takes 1 to 2^28 bins");
   if (cluster_size != 0 && (cluster_size > policy::max_cluster_size || !detail::is_power_of_two(cluster_size)))
@@ -236,9 +218,11 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
   // every DSMEM remote-atomic cluster. There, copies of the counters (global_private), warp
   // aggregation and a shared-memory window keep skewed, sorted and hot-bin data, whose
   // samples crowd a few counters, from serialising on them; try_resolve_global falls back to
-  // one copy and no window where they would not pay.
+  // one copy and no window where they would not pay. Level ranges skip the split cluster: each
+  // block would search every sample's bin (range f32 at 65536 bins: split 0.68x CUB, copies in
+  // global memory 1.8x).
   if (whole <= dev.smem_per_block_optin) return chose(block_plan());
-  if (dev.cluster_launch)
+  if (dev.cluster_launch && !costly_bins)
     for (int c = 2; c <= policy::max_auto_split; c *= 2)
       if (cluster_fits(c, dev.smem_per_block_optin)) return chose(cluster_plan(c, strategy::cluster_split));
   return chose(plan{strategy::global_private, 1, 0, 0, 0});
@@ -288,208 +272,10 @@ inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins, std::size
 }
 
 inline plan plan_histogram(std::int64_t num_bins, const device_limits& dev, strategy requested, int cluster_size,
-                           const std::function<bool(int, std::size_t)>& cluster_runs) {
+                           const std::function<bool(int, std::size_t)>& cluster_runs, bool costly_bins = false) {
   plan p;
-  throw_if_error(try_plan_histogram(num_bins, dev, requested, cluster_size, cluster_runs, p));
+  throw_if_error(try_plan_histogram(num_bins, dev, requested, cluster_size, cluster_runs, p, costly_bins));
   return p;
-}
-
-namespace detail {
-// Explicit rounding, so that nvcc cannot fuse the subtraction and the multiplication and the
-// device picks the same bin as the host reference (and as CUB) for every sample.
-template <class T>
-MEMSCOPE_HD T sub_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) return __fsub_rn(a, b);
-  else return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-template <class T>
-MEMSCOPE_HD T mul_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<T, float>) return __fmul_rn(a, b);
-  else return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-}  // namespace detail
-
-/// num_bins equal bins over [lower, upper), the rule of cub::DeviceHistogram::HistogramEven:
-/// floating-point samples scale by a reciprocal computed once in the sample type; integer
-/// samples by an exact 64-bit fraction. Samples outside [lower, upper), and NaN, fall in no bin
-/// (-1). A float product that rounds up to num_bins also falls in none, as CUB's output does.
-template <class SampleT>
-struct even_bins {
-  static_assert(std::is_arithmetic_v<SampleT>, "histogram samples must be integers or floating point");
-  using value_type = SampleT;
-  SampleT lower{};
-  SampleT upper{};
-  int num_bins = 0;
-  SampleT reciprocal{};  // floating point only
-  double inv_range = 0;  // integers only: 1 / (upper - lower), for the division-free bin below
-
-  static status try_make(int num_levels, SampleT lower_level, SampleT upper_level, even_bins& b) {
-    MEMSCOPE_RETURN_IF_ERROR(try_check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level)));
-    b.lower = lower_level;
-    b.upper = upper_level;
-    b.num_bins = num_levels - 1;
-    if constexpr (std::is_integral_v<SampleT>) {
-      // offset x num_bins must not wrap 64 bits (CUB refuses the same levels). The difference is
-      // taken in unsigned arithmetic: upper - lower of two int64 values can overflow int64.
-      const auto range = wide(upper_level) - wide(lower_level);
-      if (range > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(b.num_bins))
-        return status::invalid("histogram level range times bin count overflows 64-bit arithmetic");
-      b.inv_range = 1.0 / static_cast<double>(range);
-    } else {
-      b.reciprocal = static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
-    }
-    return {};
-  }
-
-  static even_bins make(int num_levels, SampleT lower_level, SampleT upper_level) {
-    even_bins b;
-    throw_if_error(try_make(num_levels, lower_level, upper_level, b));
-    return b;
-  }
-
-  /// Integers as 64-bit unsigned values whose differences are exact modulo 2^64.
-  MEMSCOPE_HD static std::uint64_t wide(SampleT v) {
-    if constexpr (std::is_integral_v<SampleT>) return static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
-    else return 0;
-  }
-
-  MEMSCOPE_HD int operator()(SampleT s) const {
-    if (!(s >= lower && s < upper)) return -1;  // NaN compares false
-    if constexpr (std::is_floating_point_v<SampleT>) {
-      const int bin = static_cast<int>(detail::mul_rn(detail::sub_rn(s, lower), reciprocal));
-      return bin < num_bins ? bin : -1;
-    } else {
-      const auto offset = wide(s) - wide(lower);
-      const auto range = wide(upper) - wide(lower);
-      const std::uint64_t scaled = offset * static_cast<std::uint64_t>(num_bins);
-      // floor(scaled / range) without a 64-bit division (a long software sequence on GPUs that
-      // made 32-bit samples 4x slower to bin than floats): where both are below 2^53 they are
-      // exact doubles, the product with the reciprocal is off by at most one, and one integer
-      // check corrects it. The result is the exact quotient, as CUB's.
-      constexpr std::uint64_t exact = std::uint64_t{1} << 53;
-      if (scaled < exact && range < exact) {
-        auto q = static_cast<std::uint64_t>(detail::mul_rn(static_cast<double>(scaled), inv_range));
-        if (q * range > scaled) --q;
-        else if ((q + 1) * range <= scaled) ++q;
-        return static_cast<int>(q);
-      }
-      return static_cast<int>(scaled / range);
-    }
-  }
-};
-
-/// Bins between num_levels sorted levels, the rule of cub::DeviceHistogram::HistogramRange:
-/// bin b holds [levels[b], levels[b + 1]); the bin is the upper bound of the sample among the
-/// levels, minus one (CUB's UpperBound, so unsorted or repeated levels count as CUB counts
-/// them); below the first level, at or past the last, and NaN fall in no bin. `levels` is a
-/// device pointer in kernels and a host pointer in the CPU reference.
-template <class LevelT>
-struct range_bins {
-  static_assert(std::is_arithmetic_v<LevelT>, "histogram levels must be integers or floating point");
-  using value_type = LevelT;
-  const LevelT* levels = nullptr;
-  int num_levels = 0;
-  int num_bins = 0;
-
-  static status try_make(int num_levels, const LevelT* levels, range_bins& b) {
-    MEMSCOPE_RETURN_IF_ERROR(try_check_level_count(num_levels));
-    if (levels == nullptr) return status::invalid("histogram_range: the level array is null");
-    b.levels = levels;
-    b.num_levels = num_levels;
-    b.num_bins = num_levels - 1;
-    return {};
-  }
-
-  MEMSCOPE_HD int operator()(LevelT s) const {
-    int first = 0, count = num_levels;
-    while (count > 0) {
-      const int half = count >> 1;
-      if (s < load(first + half)) {
-        count = half;
-      } else {
-        first += half + 1;
-        count -= half + 1;
-      }
-    }
-    const int bin = first - 1;
-    return bin < num_bins ? bin : -1;
-  }
-
- private:
-  MEMSCOPE_HD LevelT load(int i) const {
-#if defined(__CUDA_ARCH__)
-    return __ldg(levels + i);  // read-only for the whole kernel: the read-only path caches them
-#else
-    return levels[i];
-#endif
-  }
-};
-
-/// A rule over samples of type SampleT that converts each sample first, as CUB does: to the
-/// common type of sample and level for even bins, to the level type for ranges. So 8-bit
-/// samples with int levels 0..256 have 256 bins.
-template <class SampleT, class Rule>
-struct converting_rule {
-  Rule rule;
-  int num_bins = 0;
-  MEMSCOPE_HD int operator()(SampleT s) const { return rule(static_cast<typename Rule::value_type>(s)); }
-};
-
-template <class SampleT, class Rule>
-converting_rule<SampleT, Rule> for_samples(const Rule& r) {
-  return {r, r.num_bins};
-}
-
-/// The type even bins compute in for these samples and levels (CUB's CommonT).
-template <class SampleT, class LevelT>
-using even_common_t = std::common_type_t<SampleT, LevelT>;
-
-/// The rules histogram_even and histogram_range run (what plan_for and current_device_limits
-/// take to ask about the very kernels that will run).
-template <class SampleT, class LevelT = SampleT>
-using even_rule = converting_rule<SampleT, even_bins<even_common_t<SampleT, LevelT>>>;
-template <class SampleT, class LevelT = SampleT>
-using range_rule = converting_rule<SampleT, range_bins<LevelT>>;
-
-/// The rule of histogram_even for these samples and levels: even bins in the common type.
-template <class SampleT, class LevelT>
-status try_make_even_rule(int num_levels, LevelT lower, LevelT upper, even_rule<SampleT, LevelT>& rule) {
-  using common = even_common_t<SampleT, LevelT>;
-  even_bins<common> bins;
-  MEMSCOPE_RETURN_IF_ERROR(even_bins<common>::try_make(num_levels, static_cast<common>(lower), static_cast<common>(upper), bins));
-  rule = for_samples<SampleT>(bins);
-  return {};
-}
-
-template <class SampleT, class LevelT>
-even_rule<SampleT, LevelT> make_even_rule(int num_levels, LevelT lower, LevelT upper) {
-  even_rule<SampleT, LevelT> rule;
-  throw_if_error(try_make_even_rule<SampleT>(num_levels, lower, upper, rule));
-  return rule;
-}
-
-/// The rule of histogram_range for these samples over `levels` (device or host memory).
-template <class SampleT, class LevelT>
-status try_make_range_rule(int num_levels, const LevelT* levels, range_rule<SampleT, LevelT>& rule) {
-  range_bins<LevelT> bins;
-  MEMSCOPE_RETURN_IF_ERROR(range_bins<LevelT>::try_make(num_levels, levels, bins));
-  rule = for_samples<SampleT>(bins);
-  return {};
-}
-
-template <class SampleT, class LevelT>
-range_rule<SampleT, LevelT> make_range_rule(int num_levels, const LevelT* levels) {
-  range_rule<SampleT, LevelT> rule;
-  throw_if_error(try_make_range_rule<SampleT>(num_levels, levels, rule));
-  return rule;
 }
 
 }  // namespace memscope::histogram
