@@ -124,8 +124,11 @@ void register_bank_conflicts(registry& reg) {
           const auto layout = l == "naive" ? bk::tile_layout::naive : l == "padded" ? bk::tile_layout::padded : bk::tile_layout::swizzled;
           int worst = 0;
           for (unsigned col = 0; col < 32; ++col) worst = std::max(worst, bk::predicted_wavefronts_column(layout, col));
-          if (st.get_string("op") == "store") pattern_case<4, true>(st, bk::column_pattern{layout}, worst);
-          else pattern_case<4, false>(st, bk::column_pattern{layout}, worst);
+          const bool store = st.get_string("op") == "store";
+          bk::with_column_pattern(layout, [&](auto pattern) {
+            if (store) pattern_case<4, true>(st, pattern, worst);
+            else pattern_case<4, false>(st, pattern, worst);
+          });
         })
       .summary("column access of a 32x32 float tile: naive, padded to 33, XOR-swizzled")
       .axis(axis::strings("layout", {"naive", "padded", "swizzled"}, "tile layout"))

@@ -192,9 +192,8 @@ void transpose_case(case_state& st) {
   const std::string& k = st.get_string("kernel");
   if (k == "naive" || k == "padded64") {
     const auto v = k == "naive" ? transpose::variant::naive : transpose::variant::padded64;
-    transpose_case_body(st, [v](const float* in, float* out, int rows, int cols, cudaStream_t s) {
-      transpose::transpose(v, in, out, rows, cols, s);
-    });
+    transpose_case_body(st, [v](const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols,
+                                cudaStream_t s) { transpose::transpose(v, in, ld_in, out, ld_out, rows, cols, s); });
     return;
   }
   require_clusters(st);
@@ -203,7 +202,8 @@ void transpose_case(case_state& st) {
     return max_active_clusters(ds::transpose_cluster_kernel<0>, ds::transpose_policy::threads, cluster,
                                ds::transpose_policy::smem_bytes(cluster));
   });
-  transpose_case_body(st, [cluster](const float* in, float* out, int rows, int cols, cudaStream_t s) {
+  // Packed matrices only (the dsmem suite has no layout axis).
+  transpose_case_body(st, [cluster](const float* in, std::size_t, float* out, std::size_t, int rows, int cols, cudaStream_t s) {
     ds::transpose_cluster(in, out, rows, cols, cluster, s);
   });
 }

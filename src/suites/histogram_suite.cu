@@ -26,6 +26,7 @@
 #include <cuda/std/array>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <type_traits>
@@ -328,15 +329,12 @@ void pixels_case(case_state& st) {
   const std::function<void(cudaStream_t)> launch = [&](cudaStream_t st_) { call(temp.data(), st_); };
 
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  std::vector<std::vector<CounterT>> want(Active);
+  std::array<std::vector<CounterT>, Active> want;
   {
     const std::vector<T> h = samples.to_host();
-    std::vector<T> channel(rows * row_pixels);
-    for (int a = 0; a < Active; ++a) {
-      for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t p = 0; p < row_pixels; ++p) channel[r * row_pixels + p] = h[r * (pitch / sizeof(T)) + p * Channels + a];
-      want[a] = hg::histogram_reference<CounterT>(channel.data(), channel.size(), hg::make_even_rule<T>(bins + 1, lower, upper));
-    }
+    hg::even_rule<T, LevelT> rules[Active];
+    for (auto& r : rules) r = hg::make_even_rule<T>(bins + 1, lower, upper);
+    want = hg::multi_histogram_reference<CounterT, Channels>(h.data(), rows, row_pixels, pitch / sizeof(T), rules);
   }
   for (int round = 0; round < 2; ++round) {
     for (auto& o : outs) o.poison(s);

@@ -1,6 +1,7 @@
 // Suite `reduce`: sums from the seed's in-place halving in global memory to a one-launch
-// grid-stride kernel, against CUB's DeviceReduce::Sum in the same run. Float sums are checked
-// against a double-precision CPU sum within a tolerance that grows with n; int sums exactly.
+// grid-stride kernel, against CUB's DeviceReduce::Sum and the read-only ceiling (bandwidth's
+// pure read kernel over the same values) in the same run. Float sums of whole numbers and int
+// sums are checked exactly.
 
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
@@ -12,6 +13,7 @@
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
+#include "memscope/bandwidth/stream_kernels.cuh"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
 #include "memscope/core/random.hpp"
@@ -20,14 +22,15 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace memscope::suites {
 namespace {
 
 namespace rd = memscope::reduce;
 
-const char* const kernel_names[] = {"global_inplace", "interleaved", "static_smem", "dynamic_smem",
-                                    "warp_shuffle",   "grid_stride_vec", "grid_stride_vec8", "cub"};
+const char* const kernel_names[] = {"global_inplace", "interleaved",      "static_smem", "dynamic_smem", "warp_shuffle",
+                                    "grid_stride_vec", "grid_stride_vec8", "cub",         "read_only"};
 
 /// Whole numbers in [-8, 8] without 0: every partial sum is exact in float, so the sum is
 /// checked by equality and one dropped or doubled element fails the check.
@@ -47,6 +50,32 @@ verify_result check_sum(int got, std::size_t n, std::uint64_t seed) {
   return compare_scalar(got, want, 0.0, "int sum");
 }
 
+/// The read-only ceiling in the same run: bandwidth's read kernel (16-byte loads, 4 in flight
+/// per thread, a persistent grid) over the same values, leaving one float partial per block.
+/// Not a whole sum (its n % 4 tail is not read); checked by the partials, which hold small
+/// whole numbers exactly.
+template <class T>
+void read_only_case(case_state& st, const device_buffer<T>& in) {
+  using V = std::conditional_t<std::is_same_v<T, float>, float4, int4>;
+  const std::size_t n = in.size(), nv = n / 4;
+  const cudaStream_t s = st.stream();
+  const auto* vectors = reinterpret_cast<const V*>(in.data());
+  device_buffer<float> partials(std::max(1u, bandwidth::stream_sum_partials<V>(nv)));
+  partials.poison(s);
+  bandwidth::stream_sum(vectors, nv, partials.data(), s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  const auto h = partials.to_host();
+  double got = 0;
+  for (std::size_t b = 0; b < (nv == 0 ? 0 : h.size()); ++b) got += h[b];
+  const double want = parallel_sum(nv * 4, [&](std::size_t i) {
+    return static_cast<double>(std::is_same_v<T, float> ? hash_nonzero_int(st.seed(), i) : hash_small_int(st.seed(), i));
+  });
+  st.check(compare_scalar(got, want, 0.0, "the read kernel's block partials (whole numbers, exact)"));
+  st.add_bytes_read(nv * sizeof(V));
+  st.add_elements(nv * 4);
+  st.exec([&](cudaStream_t q) { bandwidth::stream_sum(vectors, nv, partials.data(), q); });
+}
+
 template <class T>
 void sum_case(case_state& st) {
   const std::size_t n = static_cast<std::size_t>(st.get_int("elements"));
@@ -58,6 +87,10 @@ void sum_case(case_state& st) {
   std::function<void(cudaStream_t)> launch;
   rd::reduce_workspace<T> ws(n);
   std::unique_ptr<rd::cub_sum<T>> cub;
+  if (kernel == "read_only") {
+    read_only_case(st, in);
+    return;
+  }
   if (kernel == "cub") {
     cub = std::make_unique<rd::cub_sum<T>>(in.data(), n, out.data());
     launch = [&](cudaStream_t st_) { (*cub)(st_); };
@@ -83,10 +116,19 @@ void reduce_findings(const present::suite_view& v, std::vector<std::string>& out
   const auto n = present::largest(v.rows(), "elements");
   for (const std::string type : {"f32", "i32"}) {
     const auto at_n = v.rows(present::where("", {{"elements", n}, {"type", type}}));
-    const auto rows = present::filter(at_n, [](const case_result& r) { return r.string_axis("kernel") != "cub"; });
-    if (const auto* b = present::best_by(rows, present::metric_of("speedup_vs_cub")))
-      out.push_back(fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise {:.1f}%)", n,
-                                type, b->string_axis("kernel"), b->metric("speedup_vs_cub"), 100 * b->stats.noise));
+    const auto rows = present::filter(at_n, [](const case_result& r) {
+      return r.string_axis("kernel") != "cub" && r.string_axis("kernel") != "read_only";
+    });
+    if (const auto* b = present::best_by(rows, present::metric_of("speedup_vs_cub"))) {
+      const double ceiling = b->metric("speedup_vs_read_only");
+      out.push_back(fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise {:.1f}%){}", n,
+                                type, b->string_axis("kernel"), b->metric("speedup_vs_cub"), 100 * b->stats.noise,
+                                std::isfinite(ceiling) ? fmt::format(", {:.3f}x the read-only kernel's time", ceiling) : ""));
+    }
+    const auto cub = present::filter(at_n, present::axis_is("kernel", "cub"));
+    if (!cub.empty() && std::isfinite(cub[0]->metric("speedup_vs_read_only")))
+      out.push_back(fmt::format("CUB DeviceReduce::Sum of {} {}: {:.3f}x the read-only kernel's time", n, type,
+                                cub[0]->metric("speedup_vs_read_only")));
     const auto dyn = present::filter(at_n, present::axis_is("kernel", "dynamic_smem"));
     if (!dyn.empty() && std::isfinite(dyn[0]->metric("speedup_vs_static_smem")))
       out.push_back(fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type, dyn[0]->metric("speedup_vs_static_smem")));
@@ -97,7 +139,8 @@ std::optional<present::fact_value> block_reduction_fact(const present::suite_vie
   const auto n = present::largest(v.rows(), "elements");
   const auto rows = v.rows(present::where("", {{"elements", n}, {"type", std::string("f32")}}));
   const auto* best = present::best_by(present::filter(rows, [](const case_result& r) {
-    return r.string_axis("kernel") != "cub" && r.string_axis("kernel") != "global_inplace";
+    return r.string_axis("kernel") != "cub" && r.string_axis("kernel") != "global_inplace" &&
+           r.string_axis("kernel") != "read_only";
   }), present::metric_of("speedup_vs_cub"));
   const auto global = present::filter(rows, present::axis_is("kernel", "global_inplace"));
   if (!best || global.empty()) return std::nullopt;
@@ -119,7 +162,8 @@ void register_reduce(registry& reg) {
       .summary("sum of n values: 7 memscope variants and CUB DeviceReduce::Sum")
       .axis(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
                           "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
-                          "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight), CUB"))
+                          "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight), CUB, and the "
+                          "read-only ceiling (bandwidth's read kernel over the same values: block partials, not a sum)"))
       .axis(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"))
       .axis(axis::pow2("elements", {20, 24, 28}, "values summed")
                 .with_quick({std::int64_t{1} << 24})
@@ -128,7 +172,8 @@ void register_reduce(registry& reg) {
       // Input, plus scratch for the global-memory variant and the partials.
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); })
       .baseline("kernel", std::string("cub"), "speedup_vs_cub")
-      .baseline("kernel", std::string("static_smem"), "speedup_vs_static_smem");
+      .baseline("kernel", std::string("static_smem"), "speedup_vs_static_smem")
+      .baseline("kernel", std::string("read_only"), "speedup_vs_read_only");
 
   auto c = present::gbps_bars("Sum of {fixed} values: memscope variants against CUB", present::label_axes({"kernel", "type"}),
                               present::axis_is("kernel", "cub"), "CUB DeviceReduce::Sum");

@@ -11,6 +11,7 @@
 #include "memscope/core/verify.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 
@@ -30,35 +31,57 @@ inline matrix_shape parse_matrix_shape(const std::string& s) {
   return sh;
 }
 
-/// Device memory a transpose of this shape needs: input and output.
-inline std::uint64_t transpose_footprint(const axis_point& p) {
-  const matrix_shape sh = parse_matrix_shape(p.get_string("shape"));
-  return static_cast<std::uint64_t>(sh.rows * sh.cols) * 2 * sizeof(float);
+/// Leading dimensions of a pitched matrix: rows padded to 512 bytes, as cudaMallocPitch pads
+/// them on current GPUs, so every row starts aligned.
+inline std::size_t pitched_ld(long long row_elems) {
+  constexpr std::size_t align = 512 / sizeof(float);
+  return (static_cast<std::size_t>(row_elems) + align - 1) / align * align;
 }
 
-using transpose_fn = std::function<void(const float* in, float* out, int rows, int cols, cudaStream_t)>;
+/// Device memory a transpose of this shape needs: input and output (pitched where the point
+/// says so).
+inline std::uint64_t transpose_footprint(const axis_point& p) {
+  const matrix_shape sh = parse_matrix_shape(p.get_string("shape"));
+  const bool pitched = p.has("layout") && p.get_string("layout") == "pitched";
+  const std::uint64_t in = static_cast<std::uint64_t>(sh.rows) * (pitched ? pitched_ld(sh.cols) : sh.cols);
+  const std::uint64_t out = static_cast<std::uint64_t>(sh.cols) * (pitched ? pitched_ld(sh.rows) : sh.rows);
+  return (in + out) * sizeof(float);
+}
 
-/// Transposes random floats of the point's shape into a poisoned output, checks
-/// out[c][r] == in[r][c] exactly, declares one read and one write per element, times `run`.
+using transpose_fn = std::function<void(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows,
+                                        int cols, cudaStream_t)>;
+
+/// Transposes random floats of the point's shape (packed, or pitched where the point's layout
+/// says so) into a poisoned output, checks out[c][r] == in[r][c] exactly and that the output's
+/// padding is untouched, declares one read and one write per element (the padding is not
+/// counted), times `run`.
 inline void transpose_case_body(case_state& st, const transpose_fn& run) {
   const matrix_shape sh = parse_matrix_shape(st.get_string("shape"));
+  const bool pitched = st.has_axis("layout") && st.get_string("layout") == "pitched";
   const auto rows = static_cast<int>(sh.rows), cols = static_cast<int>(sh.cols);
   const std::size_t n = static_cast<std::size_t>(sh.rows) * static_cast<std::size_t>(sh.cols);
+  const std::size_t ld_in = pitched ? pitched_ld(sh.cols) : static_cast<std::size_t>(sh.cols);
+  const std::size_t ld_out = pitched ? pitched_ld(sh.rows) : static_cast<std::size_t>(sh.rows);
   const cudaStream_t s = st.stream();
-  device_buffer<float> in(n), out(n);
-  fill_hash(in.data(), n, st.seed(), fill_kind::uniform, s);
-  out.poison(s);
-  run(in.data(), out.data(), rows, cols, s);
+  device_buffer<float> in(static_cast<std::size_t>(sh.rows) * ld_in), out(static_cast<std::size_t>(sh.cols) * ld_out);
+  // The input's padding holds the hash of its own index too: a kernel that read it into the
+  // output would be caught by the exact check.
+  fill_hash(in.data(), in.size(), st.seed(), fill_kind::uniform, s);
+  constexpr int pad_byte = 0x7E;  // a finite float (8.4e37) no hash gives
+  out.poison(s, pad_byte);
+  run(in.data(), ld_in, out.data(), ld_out, rows, cols, s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t k) {
-    const std::size_t c = k / static_cast<std::size_t>(rows), r = k % static_cast<std::size_t>(rows);
-    return hash_uniform(st.seed(), r * static_cast<std::size_t>(cols) + c);
+  float pad = 0;
+  std::memset(&pad, pad_byte, sizeof(pad));
+  st.check(compare_exact(h.data(), h.size(), [&](std::size_t k) {
+    const std::size_t c = k / ld_out, r = k % ld_out;
+    return r < static_cast<std::size_t>(rows) ? hash_uniform(st.seed(), r * ld_in + c) : pad;
   }));
   st.add_bytes_read(n * sizeof(float));
   st.add_bytes_written(n * sizeof(float));
   st.add_elements(n);
-  st.exec([&](cudaStream_t q) { run(in.data(), out.data(), rows, cols, q); });
+  st.exec([&](cudaStream_t q) { run(in.data(), ld_in, out.data(), ld_out, rows, cols, q); });
 }
 
 }  // namespace memscope::suites

@@ -1,6 +1,8 @@
-// Suite `transpose`: naive, shared-memory tiled, tiled with padding, tiled with XOR swizzle, on
-// square and non-square float matrices (sizes not multiples of the tile too), checked exactly.
-// Bytes: one read and one write per element, against the same-run copy ceiling.
+// Suite `transpose`: naive, shared-memory tiled, tiled with padding, tiled with XOR swizzle,
+// 16-byte vectors through a swizzled tile, on square and non-square float matrices (sizes not
+// multiples of the tile too), packed or pitched (rows padded to 512 bytes, as cudaMallocPitch
+// pads), checked exactly. Bytes: one read and one write per element, against the same-run
+// copy ceiling.
 
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
@@ -27,21 +29,76 @@ namespace {
 
 namespace tp = memscope::transpose;
 
-const char* const kernel_names[] = {"naive", "tiled", "padded", "swizzled", "padded64", "swizzled64"};
+const char* const kernel_names[] = {"naive", "tiled", "padded", "swizzled", "padded64", "swizzled64", "vector64"};
 
 void transpose_case(case_state& st) {
   const auto v = choice<tp::variant>(kernel_names, st.get_string("kernel"));
-  transpose_case_body(st, [v](const float* in, float* out, int rows, int cols, cudaStream_t s) {
-    tp::transpose(v, in, out, rows, cols, s);
-  });
+  transpose_case_body(st, [v](const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols,
+                              cudaStream_t s) { tp::transpose(v, in, ld_in, out, ld_out, rows, cols, s); });
 }
 
 
+/// The vector kernel's tile study: tile shape (input rows x columns), threads, block order and
+/// cache hints, each a vector_policy (the library's vector64 is the first).
+template <class P>
+transpose_fn vector_with() {
+  return [](const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols, cudaStream_t s) {
+    if (rows == 0 || cols == 0) return;
+    tp::launch_vector<P>(in, out, rows, cols, tp::leading_dims{ld_in, ld_out}, s);
+    MEMSCOPE_CHECK_LAUNCH("transpose_vector_kernel");
+  };
+}
+
+struct tile_choice {
+  const char* name;
+  transpose_fn run;
+};
+const tile_choice tile_choices[] = {
+    {"64x64/256", vector_with<tp::default_vector_policy>()},
+    {"64x64/256-cached", vector_with<tp::vector_policy<64, 64, 256, 0, false>>()},
+    {"64x64/128", vector_with<tp::vector_policy<64, 64, 128>>()},
+    {"128x64/256", vector_with<tp::vector_policy<128, 64, 256>>()},
+    {"64x128/256", vector_with<tp::vector_policy<64, 128, 256>>()},
+    {"32x128/256", vector_with<tp::vector_policy<32, 128, 256>>()},
+    {"64x64/256-band8", vector_with<tp::vector_policy<64, 64, 256, 8>>()},
+    {"64x64/256-band32", vector_with<tp::vector_policy<64, 64, 256, 32>>()},
+};
+
+std::vector<std::string> tile_choice_names() {
+  std::vector<std::string> v;
+  for (const auto& c : tile_choices) v.emplace_back(c.name);
+  return v;
+}
+
+void vector_tiles_case(case_state& st) {
+  const std::string& name = st.get_string("tiles");
+  for (const auto& c : tile_choices)
+    if (name == c.name) return transpose_case_body(st, c.run);
+  throw usage_error("transpose/vector_tiles: no tile choice '" + name + "'");
+}
+
 void transpose_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  for (const auto& shape : present::string_values(v.rows(), "shape"))
-    if (const auto* b = present::best_by(v.rows(present::axis_is("shape", shape)), [](const case_result& r) { return r.fraction_of_copy; }))
-      out.push_back(fmt::format("{}: best {} at {:.3f}x the copy ceiling, {:.1f}x the naive kernel", shape,
-                                b->string_axis("kernel"), b->fraction_of_copy, b->metric("speedup_vs_naive")));
+  const auto kernels = v.rows(present::case_is("float"));
+  for (const auto& shape : present::string_values(kernels, "shape")) {
+    const auto of_shape = present::filter(kernels, present::axis_is("shape", shape));
+    auto layouts = present::string_values(of_shape, "layout");
+    if (layouts.empty()) layouts.emplace_back();  // documents from before the layout axis
+    for (const auto& layout : layouts) {
+      const auto* b = present::best_by(present::filter(of_shape, present::axis_is("layout", layout)),
+                                       [](const case_result& r) { return r.fraction_of_copy; });
+      if (b == nullptr) continue;
+      out.push_back(fmt::format("{}{}{}: best {} at {:.3f}x the copy ceiling, {:.1f}x the naive kernel", shape,
+                                layout.empty() ? "" : " ", layout, b->string_axis("kernel"), b->fraction_of_copy,
+                                b->metric("speedup_vs_naive")));
+    }
+  }
+  const auto tiles = v.rows(present::case_is("vector_tiles"));
+  for (const auto& shape : present::string_values(tiles, "shape"))
+    if (const auto* b = present::best_by(present::filter(tiles, present::axis_is("shape", shape)),
+                                         [](const case_result& r) { return r.fraction_of_copy; }))
+      out.push_back(fmt::format("vector tile study, {} {}: best {} at {:.3f}x the copy ceiling, {:.3f}x the library's 64x64/256",
+                                shape, b->string_axis("layout"), b->string_axis("tiles"), b->fraction_of_copy,
+                                b->metric("speedup_vs_64x64")));
 }
 
 }  // namespace
@@ -51,17 +108,37 @@ void register_transpose(registry& reg) {
   s.add("float", transpose_case)
       .summary("out[c][r] = in[r][c] for float matrices")
       .axis(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
-                          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled"))
+                          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled; 64x64 "
+                          "of 16-byte vectors"))
       .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192", "12289x9973"}, "ROWSxCOLS, any (e.g. --axis shape=1000x3)")
                 .with_quick({std::string("16384x16384"), std::string("12289x9973")})
                 .with_verify({std::string("1x1"), std::string("1x1000"), std::string("1000x1"), std::string("33x31"),
                               std::string("257x1023"), std::string("2053x3001")})
                 .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
+      .axis(axis::strings("layout", {"packed", "pitched"},
+                          "packed rows (ld = the row length) or rows padded to 512 bytes (cudaMallocPitch's pitch)"))
       .footprint(transpose_footprint)
       .baseline("kernel", std::string("naive"), "speedup_vs_naive");
 
-  s.chart(present::gbps_bars("Transpose: kernels by shape", present::label_axes({"kernel", "shape"}), present::axis_is("kernel", "naive"),
-                             "the naive kernel")).finding(transpose_findings);
+  s.add("vector_tiles", vector_tiles_case)
+      .summary("the vector transpose's tile study: tile rows x columns / threads, block order, cache hints")
+      .axis(axis::strings("tiles", tile_choice_names(),
+                          "input rows x columns per tile / threads per block; -cached: no evict-first hints; "
+                          "-bandN: blocks ordered down bands of N tile rows"))
+      .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192"}, "ROWSxCOLS, any")
+                .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
+                .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
+      .axis(axis::strings("layout", {"packed", "pitched"}, "packed or rows padded to 512 bytes").with_quick({std::string("packed")}))
+      .footprint(transpose_footprint)
+      .baseline("tiles", std::string("64x64/256"), "speedup_vs_64x64");
+
+  auto kernels = present::gbps_bars("Transpose: kernels by shape", present::label_axes({"kernel", "shape", "layout"}),
+                                    present::axis_is("kernel", "naive"), "the naive kernel");
+  kernels.keep = present::case_is("float");
+  auto tiles = present::gbps_bars("Transpose: the vector kernel's tiles", present::label_axes({"tiles", "shape", "layout"}),
+                                  present::axis_is("tiles", "64x64/256"), "the library's 64x64/256");
+  tiles.keep = present::case_is("vector_tiles");
+  s.chart(kernels).chart(tiles).finding(transpose_findings);
 }
 
 }  // namespace memscope::suites

@@ -13,6 +13,7 @@ namespace memscope {
 __device__ __forceinline__ float lanes_sum(float v) { return v; }
 __device__ __forceinline__ float lanes_sum(float2 v) { return v.x + v.y; }
 __device__ __forceinline__ float lanes_sum(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ __forceinline__ float lanes_sum(int4 v) { return static_cast<float>((v.x + v.y) + (v.z + v.w)); }
 
 /// kStrided = false: offset and stride are ignored (unit stride), so the index needs no multiply.
 template <int kThreads, int kItems, bool kStrided, class T>

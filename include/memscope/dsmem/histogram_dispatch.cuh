@@ -252,17 +252,41 @@ status check_samples(std::int64_t num_samples) {
   return {};
 }
 
-/// The histogram of the samples of `src` by `rule` into d_histogram[0, rule.num_bins), with
-/// `scratch` (at least scratch_bytes(p) bytes) or, where it is null and the plan needs some,
-/// scratch leased for this call. `counted` is what the counters must hold per bin (the
-/// samples, or the pixels of a multi-channel call).
+/// Checks the count and plans the call, once: the launch and the temp-storage size take the plan.
+/// `counted` is what the counters must hold per bin (the samples, or the pixels of a
+/// multi-channel call).
 template <class Source, class Rule, class CounterT>
-status histogram_status(void* scratch, const typename Source::value_type* d_samples, Source src, CounterT* d_histogram,
-                        const Rule& rule, std::int64_t counted, cudaStream_t stream, const options& opt, plan& p) {
-  using SampleT = typename Source::value_type;
+status prepare(const Source& src, const Rule& rule, std::int64_t counted, const options& opt, plan& p) {
   MEMSCOPE_RETURN_IF_ERROR(check_samples<CounterT>(counted));
+  return try_plan_for_source<Source, Rule, CounterT>(rule.num_bins, static_cast<std::int64_t>(src.size()), opt, p);
+}
+
+/// CUB's two-phase protocol for `needed` bytes (at least 1, so code written against CUB's
+/// pattern works unchanged): a query (d_temp null) sets temp_bytes and says so; a run checks
+/// that the storage given is large enough.
+inline status two_phase_bytes(const char* who, const void* d_temp, std::size_t& temp_bytes, std::size_t needed,
+                              bool& query) {
+  needed = std::max<std::size_t>(1, needed);
+  query = d_temp == nullptr;
+  if (query) {
+    temp_bytes = needed;
+    return {};
+  }
+  if (temp_bytes < needed)
+    return status::invalid(std::string(who) + ": temp_storage_bytes (" + std::to_string(temp_bytes) +
+                           ") smaller than the query's " + std::to_string(needed));
+  return {};
+}
+
+/// The histogram of the samples of `src` by `rule` into d_histogram[0, rule.num_bins) as `p`
+/// (from prepare) says, with `scratch` (at least scratch_bytes(p) bytes) or, where it is null
+/// and the plan needs some, scratch leased for this call. A global plan may drop its window
+/// here (launch_global), and `p` then says so.
+template <class Source, class Rule, class CounterT>
+status launch_histogram(void* scratch, const typename Source::value_type* d_samples, Source src, CounterT* d_histogram,
+                        const Rule& rule, cudaStream_t stream, const options& opt, plan& p) {
+  using SampleT = typename Source::value_type;
   const std::size_t n = src.size();
-  MEMSCOPE_RETURN_IF_ERROR((try_plan_for_source<Source, Rule, CounterT>(rule.num_bins, static_cast<std::int64_t>(n), opt, p)));
   const std::size_t counter_bytes = static_cast<std::size_t>(rule.num_bins) * sizeof(CounterT);
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(d_histogram, 0, counter_bytes, stream));
   if (n == 0) return {};
@@ -320,26 +344,6 @@ status histogram_status(void* scratch, const typename Source::value_type* d_samp
   return status::invalid("plan_histogram returned no concrete strategy");
 }
 
-/// CUB's two-phase protocol: with d_temp_storage == nullptr only temp_storage_bytes is set:
-/// global_private's extra copies, else 1 byte (the other strategies need no scratch; kept so
-/// code written against CUB's pattern works unchanged).
-template <class Source, class Rule, class CounterT>
-status histogram_two_phase(void* d_temp_storage, std::size_t& temp_storage_bytes,
-                           const typename Source::value_type* d_samples, const Source& src, CounterT* d_histogram, const Rule& rule, std::int64_t counted, cudaStream_t stream,
-                           const options& opt, plan& p) {
-  MEMSCOPE_RETURN_IF_ERROR(check_samples<CounterT>(counted));
-  MEMSCOPE_RETURN_IF_ERROR((try_plan_for_source<Source, Rule, CounterT>(rule.num_bins, static_cast<std::int64_t>(src.size()), opt, p)));
-  const std::size_t needed = std::max<std::size_t>(1, scratch_bytes(p, rule.num_bins, sizeof(CounterT)));
-  if (d_temp_storage == nullptr) {
-    temp_storage_bytes = needed;
-    return {};
-  }
-  if (temp_storage_bytes < needed)
-    return status::invalid("histogram: temp_storage_bytes (" + std::to_string(temp_storage_bytes) +
-                           ") smaller than the query's " + std::to_string(needed));
-  return histogram_status(d_temp_storage, d_samples, src, d_histogram, rule, counted, stream, opt, p);
-}
-
 /// num_samples contiguous samples.
 template <class SampleT>
 status try_linear(std::int64_t num_samples, linear_samples<SampleT>& src) {
@@ -368,12 +372,18 @@ status try_pitched(std::int64_t num_row_samples, std::int64_t num_rows, std::siz
   return {};
 }
 
-/// One call over `src`: direct (temp_bytes null: scratch leased) or CUB's two-phase form.
+/// One call over `src`: direct (temp_bytes null: scratch leased) or CUB's two-phase form, where
+/// global_private's extra copies are the temp storage (the other strategies need none).
 template <class Source, class Rule, class CounterT>
 status run(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples, const Source& src,
            CounterT* d_histogram, const Rule& rule, std::int64_t counted, cudaStream_t stream, const options& opt, plan& p) {
-  if (temp_bytes == nullptr) return histogram_status(nullptr, d_samples, src, d_histogram, rule, counted, stream, opt, p);
-  return histogram_two_phase(d_temp, *temp_bytes, d_samples, src, d_histogram, rule, counted, stream, opt, p);
+  MEMSCOPE_RETURN_IF_ERROR((prepare<Source, Rule, CounterT>(src, rule, counted, opt, p)));
+  if (temp_bytes != nullptr) {
+    bool query = false;
+    MEMSCOPE_RETURN_IF_ERROR(two_phase_bytes("histogram", d_temp, *temp_bytes, scratch_bytes(p, rule.num_bins, sizeof(CounterT)), query));
+    if (query) return {};
+  }
+  return launch_histogram(temp_bytes != nullptr ? d_temp : nullptr, d_samples, src, d_histogram, rule, stream, opt, p);
 }
 
 template <class Source, class CounterT, class LevelT>

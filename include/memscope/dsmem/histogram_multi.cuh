@@ -30,29 +30,21 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
                  const multi_rule<Rule, Channels, Active>& rule, std::int64_t pixels, cudaStream_t stream,
                  const options& opt, plan& p) {
   using channels_rule = multi_rule<Rule, Channels, Active>;
-  const bool query = temp_bytes != nullptr && d_temp == nullptr;
-  if (!query) {
+  if (d_temp != nullptr || temp_bytes == nullptr) {
     if (d_histogram == nullptr) return status::invalid("multi-channel histogram: the output array is null");
     for (int a = 0; a < Active; ++a)
       if (d_histogram[a] == nullptr)
         return status::invalid("multi-channel histogram: channel " + std::to_string(a) + "'s output is null");
   }
-  MEMSCOPE_RETURN_IF_ERROR(check_samples<CounterT>(pixels));
-  MEMSCOPE_RETURN_IF_ERROR(
-      (try_plan_for_source<Source, channels_rule, CounterT>(rule.num_bins, static_cast<std::int64_t>(src.size()), opt, p)));
+  MEMSCOPE_RETURN_IF_ERROR((prepare<Source, channels_rule, CounterT>(src, rule, pixels, opt, p)));
   // One active channel counts straight into its output; more count into combined counters.
   constexpr bool combine = Active > 1;
   const std::size_t combined_bytes = combine ? align_scratch(static_cast<std::size_t>(rule.num_bins) * sizeof(CounterT)) : 0;
   const std::size_t strategy_bytes = scratch_bytes(p, rule.num_bins, sizeof(CounterT));
   if (temp_bytes != nullptr) {
-    const std::size_t needed = std::max<std::size_t>(1, combined_bytes + strategy_bytes);
-    if (query) {
-      *temp_bytes = needed;
-      return {};
-    }
-    if (*temp_bytes < needed)
-      return status::invalid("multi-channel histogram: temp_storage_bytes (" + std::to_string(*temp_bytes) +
-                             ") smaller than the query's " + std::to_string(needed));
+    bool query = false;
+    MEMSCOPE_RETURN_IF_ERROR(two_phase_bytes("multi-channel histogram", d_temp, *temp_bytes, combined_bytes + strategy_bytes, query));
+    if (query) return {};
   }
   scratch_lease lease;
   void* base = d_temp;
@@ -62,7 +54,7 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
   }
   CounterT* combined = combine ? static_cast<CounterT*>(base) : d_histogram[0];
   void* strategy_scratch = temp_bytes != nullptr && strategy_bytes > 0 ? static_cast<char*>(base) + combined_bytes : nullptr;
-  MEMSCOPE_RETURN_IF_ERROR(histogram_status(strategy_scratch, d_samples, src, combined, rule, pixels, stream, opt, p));
+  MEMSCOPE_RETURN_IF_ERROR(launch_histogram(strategy_scratch, d_samples, src, combined, rule, stream, opt, p));
   if constexpr (combine) {
     channel_outputs<CounterT, Active> to{};
     int most = 0;
@@ -81,20 +73,17 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
   return lease.release();
 }
 
-/// The pixels' samples: contiguous, or pitched rows of num_row_pixels pixels.
-template <int Channels, class SampleT>
-status multi_linear(std::int64_t num_pixels, linear_samples<SampleT>& src) {
-  if (num_pixels < 0 || num_pixels > std::numeric_limits<std::int64_t>::max() / Channels)
-    return status::invalid("multi-channel histogram of " + std::to_string(num_pixels) + " pixels: a count from 0 to 2^63 / channels");
-  return try_linear(num_pixels * Channels, src);
-}
-
-template <int Channels, class SampleT>
-status multi_pitched(std::int64_t num_row_pixels, std::int64_t num_rows, std::size_t row_stride_bytes,
-                     pitched_samples<SampleT>& src) {
-  if (num_row_pixels < 0 || num_row_pixels > std::numeric_limits<std::int64_t>::max() / Channels)
-    return status::invalid("multi-channel histogram of " + std::to_string(num_row_pixels) + " pixels per row: a count from 0 to 2^63 / channels");
-  return try_pitched(num_row_pixels * Channels, num_rows, row_stride_bytes, src);
+/// Where the pixels lie: one contiguous run, or pitched rows of row_pixels pixels, row r
+/// starting r * row_stride_bytes bytes after row 0.
+struct pixel_rows {
+  std::int64_t row_pixels = 0;
+  std::int64_t rows = 1;
+  std::size_t row_stride_bytes = 0;
+  bool pitched = false;
+};
+inline pixel_rows contiguous_pixels(std::int64_t num_pixels) { return {num_pixels, 1, 0, false}; }
+inline pixel_rows pitched_pixels(std::int64_t row_pixels, std::int64_t rows, std::size_t row_stride_bytes) {
+  return {row_pixels, rows, row_stride_bytes, true};
 }
 
 template <int Channels, int Active, class SampleT, class LevelT>
@@ -116,37 +105,42 @@ status multi_range_rule(const int* num_levels, const LevelT* const* d_levels,
   return multi_rule<range_rule<SampleT, LevelT>, Channels, Active>::try_make(per, rule);
 }
 
-/// One multi-channel call by `rule` over contiguous pixels (rows < 0) or pitched rows.
+/// One multi-channel call by `rule` over the pixels `shape` says.
 template <int Channels, int Active, class SampleT, class CounterT, class Rule>
 status multi_layout(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* const* d_histogram,
-                    const multi_rule<Rule, Channels, Active>& rule, std::int64_t row_pixels, std::int64_t rows,
-                    std::size_t row_stride_bytes, cudaStream_t stream, const options& opt, plan& p) {
-  if (rows < 0) {
+                    const multi_rule<Rule, Channels, Active>& rule, const pixel_rows& shape, cudaStream_t stream,
+                    const options& opt, plan& p) {
+  if (shape.row_pixels < 0 || shape.row_pixels > std::numeric_limits<std::int64_t>::max() / Channels)
+    return status::invalid("multi-channel histogram of " + std::to_string(shape.row_pixels) + " pixels" +
+                           (shape.pitched ? " per row" : "") + ": a count from 0 to 2^63 / channels");
+  const std::int64_t row_samples = shape.row_pixels * Channels;
+  if (!shape.pitched) {
     linear_samples<SampleT> src;
-    MEMSCOPE_RETURN_IF_ERROR(multi_linear<Channels>(row_pixels, src));
-    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, row_pixels, stream, opt, p);
+    MEMSCOPE_RETURN_IF_ERROR(try_linear(row_samples, src));
+    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels, stream, opt, p);
   }
   pitched_samples<SampleT> src;
-  MEMSCOPE_RETURN_IF_ERROR(multi_pitched<Channels>(row_pixels, rows, row_stride_bytes, src));
-  return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, row_pixels * rows, stream, opt, p);
+  MEMSCOPE_RETURN_IF_ERROR(try_pitched(row_samples, shape.rows, shape.row_stride_bytes, src));
+  return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels * shape.rows,
+                                     stream, opt, p);
 }
 
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 status multi_even(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* const* d_histogram,
-                  const int* num_levels, const LevelT* lower, const LevelT* upper, std::int64_t row_pixels,
-                  std::int64_t rows, std::size_t row_stride_bytes, cudaStream_t stream, const options& opt, plan& p) {
+                  const int* num_levels, const LevelT* lower, const LevelT* upper, const pixel_rows& shape,
+                  cudaStream_t stream, const options& opt, plan& p) {
   multi_rule<even_rule<SampleT, LevelT>, Channels, Active> rule;
   MEMSCOPE_RETURN_IF_ERROR((multi_even_rule<Channels, Active, SampleT>(num_levels, lower, upper, rule)));
-  return multi_layout(d_temp, temp_bytes, d_samples, d_histogram, rule, row_pixels, rows, row_stride_bytes, stream, opt, p);
+  return multi_layout(d_temp, temp_bytes, d_samples, d_histogram, rule, shape, stream, opt, p);
 }
 
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 status multi_range(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* const* d_histogram,
-                   const int* num_levels, const LevelT* const* d_levels, std::int64_t row_pixels, std::int64_t rows,
-                   std::size_t row_stride_bytes, cudaStream_t stream, const options& opt, plan& p) {
+                   const int* num_levels, const LevelT* const* d_levels, const pixel_rows& shape,
+                   cudaStream_t stream, const options& opt, plan& p) {
   multi_rule<range_rule<SampleT, LevelT>, Channels, Active> rule;
   MEMSCOPE_RETURN_IF_ERROR((multi_range_rule<Channels, Active, SampleT>(num_levels, d_levels, rule)));
-  return multi_layout(d_temp, temp_bytes, d_samples, d_histogram, rule, row_pixels, rows, row_stride_bytes, stream, opt, p);
+  return multi_layout(d_temp, temp_bytes, d_samples, d_histogram, rule, shape, stream, opt, p);
 }
 
 }  // namespace detail
@@ -161,7 +155,7 @@ plan multi_histogram_even(const SampleT* d_samples, CounterT* d_histogram[Active
                           cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(nullptr, nullptr, d_samples, d_histogram, num_levels, lower_level,
-                                                upper_level, num_pixels, -1, 0, stream, opt, p);
+                                                upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -172,7 +166,7 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level, num_pixels, -1, 0, stream, opt, p);
+                                                lower_level, upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -183,11 +177,9 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           CounterT* d_histogram[Active], const int num_levels[Active], const LevelT lower_level[Active],
                           const LevelT upper_level[Active], std::int64_t num_row_pixels, std::int64_t num_rows,
                           std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
-  if (num_rows < 0) throw std::invalid_argument("multi-channel histogram of " + std::to_string(num_rows) + " rows: a count is >= 0");
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level, num_row_pixels, num_rows, row_stride_bytes,
-                                                stream, opt, p);
+                                                lower_level, upper_level, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -198,8 +190,7 @@ plan multi_histogram_range(const SampleT* d_samples, CounterT* d_histogram[Activ
                            const LevelT* const d_levels[Active], std::int64_t num_pixels, cudaStream_t stream = nullptr,
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_range<Channels, Active>(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, num_pixels,
-                                                 -1, 0, stream, opt, p);
+    return detail::multi_range<Channels, Active>(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -210,7 +201,7 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                 d_levels, num_pixels, -1, 0, stream, opt, p);
+                                                 d_levels, detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -219,10 +210,9 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            CounterT* d_histogram[Active], const int num_levels[Active],
                            const LevelT* const d_levels[Active], std::int64_t num_row_pixels, std::int64_t num_rows,
                            std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
-  if (num_rows < 0) throw std::invalid_argument("multi-channel histogram of " + std::to_string(num_rows) + " rows: a count is >= 0");
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                 d_levels, num_row_pixels, num_rows, row_stride_bytes, stream, opt, p);
+                                                 d_levels, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -234,8 +224,7 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           std::int64_t num_pixels, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                num_levels.data(), lower_level.data(), upper_level.data(), num_pixels, -1,
-                                                0, stream, opt, p);
+                                                num_levels.data(), lower_level.data(), upper_level.data(), detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -245,11 +234,9 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           cuda::std::array<LevelT, Active> lower_level, cuda::std::array<LevelT, Active> upper_level,
                           std::int64_t num_row_pixels, std::int64_t num_rows, std::size_t row_stride_bytes,
                           cudaStream_t stream = nullptr, options opt = {}) {
-  if (num_rows < 0) throw std::invalid_argument("multi-channel histogram of " + std::to_string(num_rows) + " rows: a count is >= 0");
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                num_levels.data(), lower_level.data(), upper_level.data(), num_row_pixels,
-                                                num_rows, row_stride_bytes, stream, opt, p);
+                                                num_levels.data(), lower_level.data(), upper_level.data(), detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -260,7 +247,7 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                 num_levels.data(), d_levels.data(), num_pixels, -1, 0, stream, opt, p);
+                                                 num_levels.data(), d_levels.data(), detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -270,26 +257,50 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            cuda::std::array<const LevelT*, Active> d_levels, std::int64_t num_row_pixels,
                            std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr,
                            options opt = {}) {
-  if (num_rows < 0) throw std::invalid_argument("multi-channel histogram of " + std::to_string(num_rows) + " rows: a count is >= 0");
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                 num_levels.data(), d_levels.data(), num_row_pixels, num_rows,
-                                                 row_stride_bytes, stream, opt, p);
+                                                 num_levels.data(), d_levels.data(), detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
-/// The cudaError_t forms (never throw), as histogram.cuh's: num_rows < 0 means contiguous pixels.
+/// The cudaError_t forms (never throw), two-phase, over contiguous pixels or pitched rows, as
+/// histogram.cuh's.
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 cudaError_t try_multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                                      CounterT* d_histogram[Active], const int num_levels[Active],
                                      const LevelT lower_level[Active], const LevelT upper_level[Active],
-                                     std::int64_t num_row_pixels, std::int64_t num_rows = -1,
-                                     std::size_t row_stride_bytes = 0, cudaStream_t stream = nullptr, options opt = {},
+                                     std::int64_t num_pixels, cudaStream_t stream = nullptr, options opt = {},
                                      outcome* out = nullptr) {
   plan p;
   return detail::to_cuda_error(
       detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                           lower_level, upper_level, num_row_pixels, num_rows, row_stride_bytes, stream, opt, p),
+                                           lower_level, upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p),
+      p, out);
+}
+
+template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
+cudaError_t try_multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
+                                     CounterT* d_histogram[Active], const int num_levels[Active],
+                                     const LevelT lower_level[Active], const LevelT upper_level[Active],
+                                     std::int64_t num_row_pixels, std::int64_t num_rows, std::size_t row_stride_bytes,
+                                     cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
+  plan p;
+  return detail::to_cuda_error(
+      detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
+                                           lower_level, upper_level,
+                                           detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p),
+      p, out);
+}
+
+template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
+cudaError_t try_multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
+                                      CounterT* d_histogram[Active], const int num_levels[Active],
+                                      const LevelT* const d_levels[Active], std::int64_t num_pixels,
+                                      cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
+  plan p;
+  return detail::to_cuda_error(
+      detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
+                                            d_levels, detail::contiguous_pixels(num_pixels), stream, opt, p),
       p, out);
 }
 
@@ -297,12 +308,13 @@ template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 cudaError_t try_multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                                       CounterT* d_histogram[Active], const int num_levels[Active],
                                       const LevelT* const d_levels[Active], std::int64_t num_row_pixels,
-                                      std::int64_t num_rows = -1, std::size_t row_stride_bytes = 0,
-                                      cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
+                                      std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr,
+                                      options opt = {}, outcome* out = nullptr) {
   plan p;
   return detail::to_cuda_error(
       detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                            d_levels, num_row_pixels, num_rows, row_stride_bytes, stream, opt, p),
+                                            d_levels, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes),
+                                            stream, opt, p),
       p, out);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
 #include <mutex>
 #include <vector>
 
@@ -27,6 +28,22 @@ std::vector<CountT> histogram_reference(const SampleT* samples, std::size_t n, c
     for (std::size_t b = 0; b < total.size(); ++b) total[b] += local[b];
   });
   return total;
+}
+
+/// CUB's multi-channel forms: rows of row_pixels pixels of Channels interleaved samples, row r
+/// starting r * row_stride samples in; channel a of every pixel by rules[a].
+template <class CountT = std::uint32_t, int Channels, int Active, class SampleT, class Rule>
+std::array<std::vector<CountT>, Active> multi_histogram_reference(const SampleT* samples, std::size_t rows,
+                                                                  std::size_t row_pixels, std::size_t row_stride,
+                                                                  const Rule (&rules)[Active]) {
+  std::array<std::vector<CountT>, Active> out;
+  std::vector<SampleT> channel(rows * row_pixels);
+  for (int a = 0; a < Active; ++a) {
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t p = 0; p < row_pixels; ++p) channel[r * row_pixels + p] = samples[r * row_stride + p * Channels + a];
+    out[a] = histogram_reference<CountT>(channel.data(), channel.size(), rules[a]);
+  }
+  return out;
 }
 
 }  // namespace memscope::histogram

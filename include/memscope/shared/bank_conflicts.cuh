@@ -55,17 +55,35 @@ struct word<16> {
   __device__ static unsigned first(uint4 w) { return w.x; }
 };
 
-/// How lane `lane` picks its word at iteration `it`.
+/// How lane `lane` picks its word at iteration `it`; the pick repeats every `period` iterations
+/// (pattern(lane, it) == pattern(lane, it % period)).
 struct strided_pattern {
+  static constexpr unsigned period = 1;
   unsigned stride;
   MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned) const { return (lane * stride) % policy::words; }
 };
+/// Column it % 32 of a 32x32 tile, lane = row. The layout is a template argument: held at run
+/// time, the store loop re-evaluated tile_index's switch at every store (three branches and
+/// about ten instructions, SASS in docs/global-and-shared.md), and the suite's four store
+/// warps, one per scheduler, could not hide that chain: padded and swizzled stores measured
+/// 16-20 cycles per warp-access where 1 wavefront is predicted.
+template <tile_layout Layout>
 struct column_pattern {
-  tile_layout layout;
-  MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned it) const {
-    return tile_index(layout, lane, it & 31u);
-  }
+  static constexpr unsigned period = 32;
+  static constexpr tile_layout layout = Layout;
+  MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned it) const { return tile_index(Layout, lane, it & 31u); }
 };
+
+/// fn(column_pattern<L>{}) for the layout `l` named at run time.
+template <class Fn>
+decltype(auto) with_column_pattern(tile_layout l, Fn&& fn) {
+  switch (l) {
+    case tile_layout::padded: return fn(column_pattern<tile_layout::padded>{});
+    case tile_layout::swizzled: return fn(column_pattern<tile_layout::swizzled>{});
+    case tile_layout::naive: break;
+  }
+  return fn(column_pattern<tile_layout::naive>{});
+}
 
 /// cycles[blockIdx.x] = clock64 cycles for `iters` accesses by every warp of the block.
 /// sink[global thread]: for loads the sum of what the lane read (0 on the zero table;
@@ -90,12 +108,23 @@ __global__ void __launch_bounds__(policy::block_threads)
     // st.volatile: one store of the full word width per access. A plain st.shared in asm volatile
     // is not enough: ptxas deletes stores that a later store to the same address overwrites
     // (measured: 0.1 cycles per "access"). A volatile vector lvalue would split into 4-byte stores.
-    for (unsigned it = 0; it < iters; ++it) {
-      const auto addr = static_cast<unsigned>(__cvta_generic_to_shared(&s[pattern(lane, it)]));
-      if constexpr (Bytes == 4) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(it) : "memory");
-      else if constexpr (Bytes == 8) asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %1};" ::"r"(addr), "r"(it) : "memory");
-      else asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(addr), "r"(it) : "memory");
+    // Whole periods unrolled, so every address is a constant offset or one logic op from the
+    // lane's (pattern(lane, it0 + j) == pattern(lane, j)): the loop issues little beyond its
+    // stores. .volatile also keeps ptxas from merging a naive column's 4-byte stores into
+    // 16-byte ones (a constant value let it: 8 cycles where 32 wavefronts are predicted).
+    const auto store = [&](unsigned word, unsigned value) {
+      const auto addr = static_cast<unsigned>(__cvta_generic_to_shared(&s[word]));
+      if constexpr (Bytes == 4) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
+      else if constexpr (Bytes == 8) asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %1};" ::"r"(addr), "r"(value) : "memory");
+      else asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(addr), "r"(value) : "memory");
+    };
+    constexpr unsigned period = Pattern::period;
+    const unsigned whole = iters / period * period;
+    for (unsigned it0 = 0; it0 < whole; it0 += period) {
+#pragma unroll
+      for (unsigned j = 0; j < period; ++j) store(pattern(lane, j), it0 + j);
     }
+    for (unsigned it = whole; it < iters; ++it) store(pattern(lane, it), it);
   } else {
     for (unsigned it = 0; it < iters; ++it) {
       // `zero` is 0 when timed (the array holds zeros) but comes from the previous load, so

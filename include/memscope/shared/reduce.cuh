@@ -177,8 +177,21 @@ __global__ void __launch_bounds__(policy::block_threads)
   __syncthreads();
   if (!is_last) return;
   __threadfence();
+  // The last block's work is a serial tail after every other block: its loads of the partials
+  // (L2, where the other blocks' stores landed) are issued together, not one volatile load
+  // after another (a persistent grid leaves a few per thread).
+  constexpr int k_tail = 8;
   T total = T(0);
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) total += *(volatile T*)(partials + b);
+  for (unsigned b0 = threadIdx.x; b0 < gridDim.x; b0 += k_tail * blockDim.x) {
+    T part[k_tail];
+#pragma unroll
+    for (int u = 0; u < k_tail; ++u) {
+      const unsigned b = b0 + u * blockDim.x;
+      part[u] = b < gridDim.x ? __ldcg(partials + b) : T(0);
+    }
+#pragma unroll
+    for (int u = 0; u < k_tail; ++u) total += part[u];
+  }
   total = block_sum_shuffle(total);
   if (threadIdx.x == 0) {
     *out = total;

@@ -1,14 +1,18 @@
 #pragma once
-// Matrix transpose out[c][r] = in[r][c] (row-major, any rows x cols): naive (coalesced reads,
-// scattered writes), through a shared-memory tile (both sides coalesced, but the tile's column
-// reads collide in one bank), the tile padded to 33 columns, and the tile XOR-swizzled; the last
-// two also with 64 x 64 tiles.
+// Matrix transpose out[c][r] = in[r][c] (row-major, any rows x cols, packed or with leading
+// dimensions of their own: pitched rows): naive (coalesced reads, scattered writes), through a
+// shared-memory tile (both sides coalesced, but the tile's column reads collide in one bank),
+// the tile padded to 33 columns, and the tile XOR-swizzled; the last two also with 64 x 64
+// tiles; and 64 x 64 tiles moved as 16-byte vectors on both sides (vector64).
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
 #include "memscope/shared/bank_model.hpp"
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
 
 namespace memscope::transpose {
 
@@ -18,16 +22,23 @@ struct policy {
   static_assert(tile % block_rows == 0, "rows must divide the tile");
 };
 
-enum class variant { naive, tiled, padded, swizzled, padded64, swizzled64 };
+enum class variant { naive, tiled, padded, swizzled, padded64, swizzled64, vector64 };
+
+/// Where the elements lie: row r of the input at in + r * ld_in, row c of the output at
+/// out + c * ld_out (packed: ld_in = cols, ld_out = rows; pitched: more, the padding never
+/// touched).
+struct leading_dims {
+  std::size_t in = 0, out = 0;
+};
 
 template <class T>
 __global__ void __launch_bounds__(policy::tile * policy::block_rows)
-    transpose_naive_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    transpose_naive_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
   const int c = blockIdx.x * policy::tile + threadIdx.x;
 #pragma unroll
   for (int j = 0; j < policy::tile; j += policy::block_rows) {
     const int r = blockIdx.y * policy::tile + threadIdx.y + j;
-    if (r < rows && c < cols) out[static_cast<std::size_t>(c) * rows + r] = in[static_cast<std::size_t>(r) * cols + c];
+    if (r < rows && c < cols) out[static_cast<std::size_t>(c) * ld.out + r] = in[static_cast<std::size_t>(r) * ld.in + c];
   }
 }
 
@@ -36,7 +47,7 @@ __global__ void __launch_bounds__(policy::tile * policy::block_rows)
 /// A 32 x 8 block moves a Tile x Tile tile: Tile = 64 gives each thread 16 loads in flight.
 template <class T, banks::tile_layout Layout, int Tile>
 __global__ void __launch_bounds__(32 * policy::block_rows)
-    transpose_tiled_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols) {
+    transpose_tiled_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
   static_assert(Tile % 32 == 0, "a warp covers 32 columns");
   constexpr int pitch = Layout == banks::tile_layout::padded ? Tile + 1 : Tile;
   __shared__ T tile[Tile * pitch];
@@ -47,7 +58,7 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
     for (int j = 0; j < Tile; j += policy::block_rows) {
       const int r = by + threadIdx.y + j, c = bx + cx + threadIdx.x;
       if (r < rows && c < cols)
-        tile[banks::tile_index<Tile>(Layout, threadIdx.y + j, cx + threadIdx.x)] = in[static_cast<std::size_t>(r) * cols + c];
+        tile[banks::tile_index<Tile>(Layout, threadIdx.y + j, cx + threadIdx.x)] = in[static_cast<std::size_t>(r) * ld.in + c];
     }
   __syncthreads();
 #pragma unroll
@@ -56,36 +67,169 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
     for (int j = 0; j < Tile; j += policy::block_rows) {
       const int r = bx + threadIdx.y + j, c = by + cx + threadIdx.x;  // r, c in the output (cols x rows)
       if (r < cols && c < rows)
-        out[static_cast<std::size_t>(r) * rows + c] = tile[banks::tile_index<Tile>(Layout, cx + threadIdx.x, threadIdx.y + j)];
+        out[static_cast<std::size_t>(r) * ld.out + c] = tile[banks::tile_index<Tile>(Layout, cx + threadIdx.x, threadIdx.y + j)];
     }
 }
 
-template <class T, banks::tile_layout Layout, int Tile>
-void launch_tiled(const T* in, T* out, int rows, int cols, cudaStream_t s) {
-  const dim3 grid(static_cast<unsigned>(ceil_div(cols, Tile)), static_cast<unsigned>(ceil_div(rows, Tile)));
-  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
-  transpose_tiled_kernel<T, Layout, Tile><<<grid, dim3(32, policy::block_rows), 0, s>>>(in, out, rows, cols);
+/// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
+/// rows x TileCols input columns; a warp reads whole 16-byte chunks of input rows and writes
+/// 8 chunks (128 B) of each of 4 output rows, each thread with `passes` 16-byte loads in
+/// flight, so the transpose issues a quarter of the scalar kernels' memory instructions. The
+/// tile holds 16-byte chunks, chunk j of row r at j ^ (r / 4 % 8): a quarter-warp's chunk
+/// stores cover 32 banks, and a warp's column reads (8 output chunks x 4 columns) 32 different
+/// banks. `Band` > 0 orders the blocks down bands of Band tile rows (consecutive blocks take
+/// the tiles below each other), so the blocks running at once write longer runs of each output
+/// row. `Streaming` marks loads and stores evict-first. Rows whose vectors could not be 16-byte
+/// aligned (a leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
+/// (launch_vector); the matrix's ragged edges move element by element.
+template <int TileRows, int TileCols, int Threads, int Band = 0, bool Streaming = true>
+struct vector_policy {
+  static constexpr int tile_rows = TileRows, tile_cols = TileCols, threads = Threads, band = Band;
+  static constexpr bool streaming = Streaming;
+  static constexpr int chunks = tile_cols / 4;                 // 16-byte chunks per input tile row
+  static constexpr int load_passes = tile_rows * chunks / threads;
+  static constexpr int q_groups = tile_rows / 32;              // 8-chunk groups per output tile row
+  static constexpr int store_passes = load_passes;             // the same chunks, transposed
+  // Four chunks a thread fit 32 registers, a full SM of threads; more would spill under that
+  // bound (8 chunks hold 32 registers alone), so they leave the count to the compiler.
+  static constexpr int blocks_per_sm = load_passes <= 4 ? 2048 / threads : 1;
+  static_assert(tile_rows % 32 == 0 && tile_cols % 32 == 0, "a warp takes 8 chunks x 4 columns");
+  static_assert(threads % chunks == 0 && (tile_rows * chunks) % threads == 0, "whole tile rows per pass");
+  static_assert(threads % 32 == 0 && (threads / 32) % q_groups == 0, "a pass's warps cover whole output tile rows");
+};
+
+/// The library's vector transpose (the `vector64` variant): 64 x 64 tiles, 256 threads.
+using default_vector_policy = vector_policy<64, 64, 256>;
+
+template <class T, class P>
+__global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
+    transpose_vector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
+  static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
+  __shared__ uint4 tile[P::tile_rows][P::chunks];
+  int tx = blockIdx.x, ty = blockIdx.y;
+  if constexpr (P::band > 0) {
+    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
+    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
+    const int band = b / (P::band * tiles_x), in_band = b % (P::band * tiles_x);
+    const int band_rows = min(P::band, tiles_y - band * P::band);
+    ty = band * P::band + in_band % band_rows;
+    tx = in_band / band_rows;
+  }
+  const int bx = tx * P::tile_cols, by = ty * P::tile_rows;
+  const int t = threadIdx.x;
+  uint4 v[P::load_passes];
+#pragma unroll
+  for (int i = 0; i < P::load_passes; ++i) {
+    const int r = t / P::chunks + i * (P::threads / P::chunks), j = t % P::chunks;
+    const int gr = by + r, gc = bx + 4 * j;
+    v[i] = make_uint4(0, 0, 0, 0);
+    if (gr < rows) {
+      const T* src = in + static_cast<std::size_t>(gr) * ld.in + gc;
+      if (gc + 3 < cols) {
+        v[i] = P::streaming ? __ldcs(reinterpret_cast<const uint4*>(src)) : *reinterpret_cast<const uint4*>(src);
+      } else {
+        unsigned* e = &v[i].x;
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          if (gc + k < cols) std::memcpy(e + k, src + k, 4);
+      }
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < P::load_passes; ++i) {
+    const int r = t / P::chunks + i * (P::threads / P::chunks), j = t % P::chunks;
+    tile[r][j ^ (r / 4 % 8)] = v[i];
+  }
+  __syncthreads();
+  // Unit u: output chunk q (elements by + 4q..4q+3) of output row bx + c; a warp takes 4
+  // columns x 8 chunks.
+#pragma unroll
+  for (int i = 0; i < P::store_passes; ++i) {
+    const int w = i * (P::threads / 32) + t / 32, lane = t % 32;
+    const int q = (w % P::q_groups) * 8 + lane % 8, c = (w / P::q_groups) * 4 + lane / 8;
+    const int oc = bx + c, orow = by + 4 * q;
+    if (oc >= cols || orow >= rows) continue;
+    uint4 o;
+    unsigned* e = &o.x;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int r = 4 * q + k;
+      e[k] = reinterpret_cast<const unsigned*>(&tile[r][(c / 4) ^ (r / 4 % 8)])[c % 4];
+    }
+    T* dst = out + static_cast<std::size_t>(oc) * ld.out + orow;
+    if (orow + 3 < rows) {
+      if constexpr (P::streaming) __stcs(reinterpret_cast<uint4*>(dst), o);
+      else *reinterpret_cast<uint4*>(dst) = o;
+    } else {
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (orow + k < rows) std::memcpy(dst + k, e + k, 4);
+    }
+  }
 }
 
-/// out (cols x rows) = transpose of in (rows x cols).
+template <class T, banks::tile_layout Layout, int Tile>
+void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s);
+
+/// 16-byte vectors need every row start 16-byte aligned: the base and the leading dimension.
 template <class T>
-void transpose(variant v, const T* in, T* out, int rows, int cols, cudaStream_t s) {
-  if (rows <= 0 || cols <= 0) return;
+bool vector_aligned(const T* p, std::size_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld * sizeof(T) % 16 == 0;
+}
+
+/// The vector transpose with policy P where both matrices' rows are 16-byte aligned; otherwise
+/// padded64 (element by element, the vector kernel's scalar path ran 5x slower than it on
+/// 12289x9973 packed floats).
+template <class P, class T>
+void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
+  if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out))
+    return launch_tiled<T, banks::tile_layout::padded, 64>(in, out, rows, cols, ld, s);
+  const dim3 grid(static_cast<unsigned>(ceil_div(cols, P::tile_cols)), static_cast<unsigned>(ceil_div(rows, P::tile_rows)));
+  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
+  transpose_vector_kernel<T, P><<<grid, P::threads, 0, s>>>(in, out, rows, cols, ld);
+}
+
+template <class T, banks::tile_layout Layout, int Tile>
+void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
+  const dim3 grid(static_cast<unsigned>(ceil_div(cols, Tile)), static_cast<unsigned>(ceil_div(rows, Tile)));
+  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
+  transpose_tiled_kernel<T, Layout, Tile><<<grid, dim3(32, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
+}
+
+/// out (cols x rows, row c at out + c * ld_out) = transpose of in (rows x cols, row r at
+/// in + r * ld_in); leading dimensions in elements, at least the row lengths.
+template <class T>
+void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld_out, int rows, int cols, cudaStream_t s) {
+  if (rows < 0 || cols < 0) throw std::invalid_argument("transpose: a negative dimension");
+  if (rows == 0 || cols == 0) return;
+  if (ld_in < static_cast<std::size_t>(cols) || ld_out < static_cast<std::size_t>(rows))
+    throw std::invalid_argument("transpose: a leading dimension shorter than its rows (ld_in >= cols, ld_out >= rows)");
+  const leading_dims ld{ld_in, ld_out};
   using banks::tile_layout;
   switch (v) {
     case variant::naive: {
       const dim3 grid(static_cast<unsigned>(ceil_div(cols, policy::tile)), static_cast<unsigned>(ceil_div(rows, policy::tile)));
       if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
-      transpose_naive_kernel<T><<<grid, dim3(policy::tile, policy::block_rows), 0, s>>>(in, out, rows, cols);
+      transpose_naive_kernel<T><<<grid, dim3(policy::tile, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
       break;
     }
-    case variant::tiled: launch_tiled<T, tile_layout::naive, 32>(in, out, rows, cols, s); break;
-    case variant::padded: launch_tiled<T, tile_layout::padded, 32>(in, out, rows, cols, s); break;
-    case variant::swizzled: launch_tiled<T, tile_layout::swizzled, 32>(in, out, rows, cols, s); break;
-    case variant::padded64: launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, s); break;
-    case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, s); break;
+    case variant::tiled: launch_tiled<T, tile_layout::naive, 32>(in, out, rows, cols, ld, s); break;
+    case variant::padded: launch_tiled<T, tile_layout::padded, 32>(in, out, rows, cols, ld, s); break;
+    case variant::swizzled: launch_tiled<T, tile_layout::swizzled, 32>(in, out, rows, cols, ld, s); break;
+    case variant::padded64: launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, ld, s); break;
+    case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s); break;
+    case variant::vector64:
+      if constexpr (sizeof(T) == 4) launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);
+      else throw std::invalid_argument("transpose: vector64 moves 4-byte elements");
+      break;
   }
   MEMSCOPE_CHECK_LAUNCH("transpose kernel");
+}
+
+/// Packed matrices: out (cols x rows) = transpose of in (rows x cols).
+template <class T>
+void transpose(variant v, const T* in, T* out, int rows, int cols, cudaStream_t s) {
+  transpose(v, in, static_cast<std::size_t>(cols), out, static_cast<std::size_t>(rows), rows, cols, s);
 }
 
 }  // namespace memscope::transpose

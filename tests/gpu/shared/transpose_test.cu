@@ -10,7 +10,9 @@
 #include "memscope/shared/reduce.cuh"
 #include "memscope/shared/transpose.cuh"
 
+#include <cstring>
 #include <random>
+#include <stdexcept>
 
 using namespace memscope;
 
@@ -20,25 +22,57 @@ using memscope::testing::fresh_seed;
 
 }  // namespace
 
+constexpr transpose::variant k_variants[] = {transpose::variant::naive,      transpose::variant::tiled,
+                                             transpose::variant::padded,     transpose::variant::swizzled,
+                                             transpose::variant::padded64,   transpose::variant::swizzled64,
+                                             transpose::variant::vector64};
+
+/// One shape through every variant: leading dimensions of `ld_pad` extra elements (0: packed),
+/// the input at `offset` elements past a 16-byte boundary (vector64 then moves elements one by
+/// one), the output's padding poisoned and checked untouched.
+void check_shape(int rows, int cols, std::size_t ld_pad, std::size_t offset) {
+  const std::size_t ld_in = cols + ld_pad, ld_out = rows + ld_pad;
+  const std::uint64_t seed = fresh_seed();
+  device_buffer<float> in(offset + rows * ld_in), out(cols * ld_out);
+  fill_hash(in.data(), in.size(), seed, fill_kind::uniform);
+  constexpr int pad_byte = 0x7E;
+  float pad = 0;
+  std::memset(&pad, pad_byte, sizeof(pad));
+  for (auto v : k_variants) {
+    out.poison(nullptr, pad_byte);
+    transpose::transpose(v, in.data() + offset, ld_in, out.data(), ld_out, rows, cols, nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    const auto h = out.to_host();
+    const auto r = compare_exact(h.data(), h.size(), [&](std::size_t k) {
+      const std::size_t c = k / ld_out, row = k % ld_out;
+      return row < static_cast<std::size_t>(rows) ? hash_uniform(seed, offset + row * ld_in + c) : pad;
+    });
+    EXPECT_TRUE(r.passed) << rows << "x" << cols << " ld_pad " << ld_pad << " offset " << offset << " variant "
+                          << static_cast<int>(v) << ": " << r.detail;
+  }
+}
+
 TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
   MEMSCOPE_REQUIRE_GPU();
-  const std::pair<int, int> shapes[] = {{1, 1}, {1, 77}, {77, 1}, {31, 33}, {32, 32}, {1000, 999}, {4099, 257}};
-  for (const auto& shape : shapes) {
-    const int rows = shape.first, cols = shape.second;
-    const std::size_t n = static_cast<std::size_t>(rows) * cols;
-    const std::uint64_t seed = fresh_seed();
-    device_buffer<float> in(n), out(n);
-    fill_hash(in.data(), n, seed, fill_kind::uniform);
-    for (auto v : {transpose::variant::naive, transpose::variant::tiled, transpose::variant::padded,
-                   transpose::variant::swizzled, transpose::variant::padded64, transpose::variant::swizzled64}) {
-      out.poison();
-      transpose::transpose(v, in.data(), out.data(), rows, cols, nullptr);
-      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-      const auto h = out.to_host();
-      const auto r = compare_exact(h.data(), n, [&](std::size_t k) {
-        return hash_uniform(seed, (k % rows) * static_cast<std::size_t>(cols) + k / rows);
-      });
-      EXPECT_TRUE(r.passed) << rows << "x" << cols << " variant " << static_cast<int>(v) << ": " << r.detail;
-    }
-  }
+  const std::pair<int, int> shapes[] = {{1, 1},    {1, 77},     {77, 1},    {31, 33},  {32, 32},
+                                        {64, 64},  {65, 63},    {1000, 999}, {4099, 257}, {256, 1028}};
+  for (const auto& [rows, cols] : shapes) check_shape(rows, cols, 0, 0);
+}
+
+// Pitched rows (aligned or not) and a misaligned base: every variant correct, the padding never
+// written.
+TEST(TransposeGpu, PitchedRowsAndMisalignedBases) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (std::size_t pad : {1, 3, 4, 60})
+    for (const auto& [rows, cols] : {std::pair{33, 31}, std::pair{1000, 999}, std::pair{128, 256}}) check_shape(rows, cols, pad, 0);
+  check_shape(257, 1023, 0, 1);
+  check_shape(256, 1024, 0, 2);
+}
+
+TEST(TransposeGpu, BadShapesAreRefused) {
+  MEMSCOPE_REQUIRE_GPU();
+  device_buffer<float> a(16), b(16);
+  EXPECT_THROW(transpose::transpose(transpose::variant::vector64, a.data(), 3, b.data(), 4, 4, 4, nullptr), std::invalid_argument);
+  EXPECT_THROW(transpose::transpose(transpose::variant::naive, a.data(), b.data(), -1, 4, nullptr), std::invalid_argument);
+  transpose::transpose(transpose::variant::vector64, a.data(), b.data(), 0, 4, nullptr);  // nothing to do
 }
