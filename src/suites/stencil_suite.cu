@@ -41,12 +41,15 @@ void stencil_case(case_state& st) {
   const std::size_t n = static_cast<std::size_t>(st.get_int("elements"));
   const int radius = static_cast<int>(st.get_int("radius"));
   const auto src = choice<sc::coef_source>(source_names, st.get_string("source"));
+  const int tile = static_cast<int>(st.get_int("tile"));
+  if (src == sc::coef_source::l1 && tile != sc::policy::default_tile)
+    st.skip("l1 has no shared-memory tile (its points are the default tile's)");
   const cudaStream_t s = st.stream();
   sc::coefficients coef(stencil_coefficients(radius, st.seed()));
   device_buffer<float> in(n), out(n);
   fill_hash(in.data(), n, st.seed(), fill_kind::uniform, s);
   out.poison(s);
-  sc::apply(src, in.data(), out.data(), n, coef, s);
+  sc::apply(src, in.data(), out.data(), n, coef, s, tile);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = out.to_host();
   const auto h_in = in.to_host();  // reading it back beats re-hashing 2R neighbours per point
@@ -59,7 +62,7 @@ void stencil_case(case_state& st) {
   st.add_bytes_read(n * sizeof(float));
   st.add_bytes_written(n * sizeof(float));
   st.add_elements(n);
-  st.exec([&](cudaStream_t st_) { sc::apply(src, in.data(), out.data(), n, coef, st_); });
+  st.exec([&](cudaStream_t st_) { sc::apply(src, in.data(), out.data(), n, coef, st_, tile); });
 }
 
 
@@ -69,16 +72,28 @@ void stencil_findings(const present::suite_view& v, std::vector<std::string>& ou
     const auto at = v.rows(present::where("", {{"elements", n}, {"radius", radius}}));
     const auto frac = [](const case_result& r) { return r.fraction_of_copy; };
     const auto *b = present::best_by(at, frac), *w = present::worst_by(at, frac);
+    // Rows from before the tile axis have none: their tile is the default.
+    const auto tile_of = [](const case_result& r) {
+      const auto t = r.int_axis("tile");
+      return t ? fmt::format(" (tile {})", *t) : std::string();
+    };
     if (b && w)
-      out.push_back(fmt::format("radius {} at {} points: best {} {:.3f}x the copy ceiling, worst {} {:.3f}x", radius, n,
-                                b->string_axis("source"), b->fraction_of_copy, w->string_axis("source"), w->fraction_of_copy));
+      out.push_back(fmt::format("radius {} at {} points: best {}{} {:.3f}x the copy ceiling, worst {}{} {:.3f}x", radius, n,
+                                b->string_axis("source"), tile_of(*b), b->fraction_of_copy, w->string_axis("source"),
+                                tile_of(*w), w->fraction_of_copy));
   }
 }
 
-/// The rows of the seed's 9-point stencil (radius 4, or the nearest radius measured) at the largest size.
+/// The rows of the seed's 9-point stencil (radius 4, or the nearest radius measured) at the
+/// largest size, in the tile the library chooses for that radius (rows from before the tile
+/// axis have the default tile).
 present::row_list nine_point(const present::suite_view& v) {
   const auto n = present::largest(v.rows(), "elements");
-  const auto sized = v.rows(present::where("", {{"elements", n}}));
+  const auto sized = present::filter(v.rows(present::where("", {{"elements", n}})), [](const case_result& r) {
+    const auto radius = static_cast<int>(r.int_axis("radius").value_or(0));
+    const auto tile = r.int_axis("tile");
+    return !tile || *tile == sc::policy::tile_for(radius) || r.string_axis("source") == "l1";
+  });
   const auto* near = present::nearest(sized, "radius", 4);
   if (!near) return {};
   return present::filter(sized, [&](const case_result& r) { return r.int_axis("radius") == near->int_axis("radius"); });
@@ -122,6 +137,11 @@ void register_stencil(registry& reg) {
                           "coefficients: global pointer, __constant__, const __restrict__, __ldg, kernel "
                           "parameter; l1 = no shared tile (constant coefficients)"))
       .axis(axis::integers("radius", {1, 4, 8}, "stencil radius R (2R+1 points)").with_range(1, 8))
+      .axis(axis::integers("tile", {1024, 2048},
+                           "points per block (one or two float4 groups a thread; the library takes 1024 up to R = 2, "
+                           "2048 from R = 3)")
+                .with_only_listed()
+                .with_quick({std::int64_t{1024}}))
       .axis(axis::pow2("elements", {20, 24, 28}, "points")
                 .with_quick({std::int64_t{1} << 24})
                 .with_verify({std::int64_t{17}, std::int64_t{31}, std::int64_t{257}, std::int64_t{1000003}, std::int64_t{(1 << 22) + 5}})

@@ -29,7 +29,16 @@ namespace memscope::stencil {
 
 struct policy {
   static constexpr int block_threads = 256;
-  static constexpr int items_per_thread = 4;  // a tile of 1024 points plus 2R halo values
+  static constexpr int items_per_group = 4;  // one float4 of outputs per thread and group
+  // A block's tile: 1024 points (one group of 4 a thread) or 2048 (two groups, a block apart),
+  // plus 2R halo values; the suite's `tile` axis measures both.
+  static constexpr int default_tile = block_threads * items_per_group;
+  static constexpr int max_groups = 2;
+  /// The tile apply() takes unless told: measured on the H200 at 2^28 points (constant and
+  /// global coefficients, results/h200/issue20/stencil-radii.json), 1024 wins up to R = 2
+  /// (0.974x against 0.968x the copy ceiling) and 2048 from R = 3 on (R = 8: 0.973x against
+  /// 0.926x; the halo and the barrier are paid once per 2048 points).
+  static constexpr int tile_for(int radius) { return radius >= 3 ? max_groups * default_tile : default_tile; }
   static constexpr int max_radius = 8;
   static_assert(2 * max_radius <= block_threads, "one thread per halo value");
 };
@@ -45,22 +54,24 @@ namespace {
 
 __constant__ float c_stencil_coef[policy::max_radius];
 
-/// The tile body: a block computes points [x0, x0 + tile) from shared memory. `coef(i)` returns
-/// c[i] and is inlined, so each source compiles to its own load instruction.
-template <int R, class Coef>
+/// The tile body: a block computes points [x0, x0 + tile) from shared memory, tile =
+/// Groups x 1024. `coef(i)` returns c[i] and is inlined, so each source compiles to its own
+/// load instruction.
+template <int R, int Groups, class Coef>
 __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::size_t n, Coef coef) {
-  constexpr int tile = policy::block_threads * policy::items_per_thread;
+  constexpr int items = policy::items_per_group * Groups;
+  constexpr int tile = policy::block_threads * items;
   // Rounded up so that the compute stage's 16-byte window reads never run past the array.
-  constexpr int window = policy::items_per_thread + 2 * R;
+  constexpr int window = policy::items_per_group + 2 * R;
   constexpr int window_vecs = (window + 3) / 4;
   __shared__ __align__(16) float s[tile + 4 * window_vecs];
   const std::size_t x0 = static_cast<std::size_t>(blockIdx.x) * tile;
-  // The tile as the copy kernel reads it (docs/bandwidth.md): items_per_thread aligned,
-  // coalesced loads in flight per thread before any is used; then the 2R halo values, which
-  // neighbouring blocks also read (L2 serves the second read). Zero outside [0, n).
-  float v[policy::items_per_thread];
+  // The tile as the copy kernel reads it (docs/bandwidth.md): `items` aligned, coalesced loads
+  // in flight per thread before any is used; then the 2R halo values, which neighbouring
+  // blocks also read (L2 serves the second read). Zero outside [0, n).
+  float v[items];
 #pragma unroll
-  for (int k = 0; k < policy::items_per_thread; ++k) {
+  for (int k = 0; k < items; ++k) {
     const std::size_t g = x0 + k * policy::block_threads + threadIdx.x;
     v[k] = g < n ? in[g] : 0.0f;
   }
@@ -71,66 +82,70 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
     s[left ? threadIdx.x : tile + threadIdx.x] = g >= 0 && g < static_cast<long long>(n) ? in[g] : 0.0f;
   }
 #pragma unroll
-  for (int k = 0; k < policy::items_per_thread; ++k) s[R + k * policy::block_threads + threadIdx.x] = v[k];
+  for (int k = 0; k < items; ++k) s[R + k * policy::block_threads + threadIdx.x] = v[k];
   // The window's round-up past the halo is read but never used: define it anyway.
   if (threadIdx.x < 4 * window_vecs - 2 * R) s[tile + 2 * R + threadIdx.x] = 0.0f;
   __syncthreads();
   float c[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) c[i] = coef(i);
-  // Each thread computes items_per_thread consecutive points from a register window of
-  // items + 2R values, read as 16-byte vectors: (items + 2R) / 4 shared loads instead of
-  // 2R per point, which is what bounds large radii (docs/constant-and-readonly.md).
-  static_assert(policy::items_per_thread == 4, "one float4 of outputs per thread");
-  const int lx = policy::items_per_thread * threadIdx.x;  // s[lx] holds in[x0 + lx - R]
-  float w[4 * window_vecs];
+  // Each thread computes 4 consecutive points per group (groups a block's 1024 points apart,
+  // so a warp's 16-byte window reads stay contiguous: no bank conflicts) from a register
+  // window of 4 + 2R values, read as 16-byte vectors: (4 + 2R) / 4 shared loads instead of 2R
+  // per point, which is what bounds large radii (docs/constant-and-readonly.md).
 #pragma unroll
-  for (int q = 0; q < window_vecs; ++q) {
-    const float4 f = reinterpret_cast<const float4*>(s + lx)[q];
-    w[4 * q] = f.x; w[4 * q + 1] = f.y; w[4 * q + 2] = f.z; w[4 * q + 3] = f.w;
-  }
-  float r[4];
+  for (int grp = 0; grp < Groups; ++grp) {
+    // s[lx] holds in[x0 + lx - R]
+    const int lx = policy::items_per_group * threadIdx.x + grp * policy::block_threads * policy::items_per_group;
+    float w[4 * window_vecs];
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    float acc = 0;
+    for (int q = 0; q < window_vecs; ++q) {
+      const float4 f = reinterpret_cast<const float4*>(s + lx)[q];
+      w[4 * q] = f.x; w[4 * q + 1] = f.y; w[4 * q + 2] = f.z; w[4 * q + 3] = f.w;
+    }
+    float r[4];
 #pragma unroll
-    for (int i = 1; i <= R; ++i) acc += c[i - 1] * (w[R + j + i] - w[R + j - i]);
-    r[j] = acc;
-  }
-  const std::size_t x = x0 + lx;
-  if (x + 4 <= n) {
-    *reinterpret_cast<float4*>(out + x) = make_float4(r[0], r[1], r[2], r[3]);  // x is a multiple of 4
-  } else {
+    for (int j = 0; j < 4; ++j) {
+      float acc = 0;
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-      if (x + j < n) out[x + j] = r[j];
+      for (int i = 1; i <= R; ++i) acc += c[i - 1] * (w[R + j + i] - w[R + j - i]);
+      r[j] = acc;
+    }
+    const std::size_t x = x0 + lx;
+    if (x + 4 <= n) {
+      *reinterpret_cast<float4*>(out + x) = make_float4(r[0], r[1], r[2], r[3]);  // x is a multiple of 4
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j)
+        if (x + j < n) out[x + j] = r[j];
+    }
   }
 }
 
-template <int R>
+template <int R, int G>
 __global__ void __launch_bounds__(policy::block_threads)
     stencil_global_kernel(const float* in, float* out, std::size_t n, const float* coef) {
-  stencil_tile<R>(in, out, n, [&](int i) { return coef[i]; });
+  stencil_tile<R, G>(in, out, n, [&](int i) { return coef[i]; });
 }
-template <int R>
+template <int R, int G>
 __global__ void __launch_bounds__(policy::block_threads)
     stencil_constant_kernel(const float* in, float* out, std::size_t n) {
-  stencil_tile<R>(in, out, n, [](int i) { return c_stencil_coef[i]; });
+  stencil_tile<R, G>(in, out, n, [](int i) { return c_stencil_coef[i]; });
 }
-template <int R>
+template <int R, int G>
 __global__ void __launch_bounds__(policy::block_threads)
     stencil_restrict_kernel(const float* in, float* out, std::size_t n, const float* __restrict__ coef) {
-  stencil_tile<R>(in, out, n, [&](int i) { return coef[i]; });
+  stencil_tile<R, G>(in, out, n, [&](int i) { return coef[i]; });
 }
-template <int R>
+template <int R, int G>
 __global__ void __launch_bounds__(policy::block_threads)
     stencil_ldg_kernel(const float* in, float* out, std::size_t n, const float* coef) {
-  stencil_tile<R>(in, out, n, [&](int i) { return __ldg(coef + i); });
+  stencil_tile<R, G>(in, out, n, [&](int i) { return __ldg(coef + i); });
 }
-template <int R>
+template <int R, int G>
 __global__ void __launch_bounds__(policy::block_threads)
     stencil_param_kernel(const float* in, float* out, std::size_t n, coef_array<R> coef) {
-  stencil_tile<R>(in, out, n, [&](int i) { return coef.c[i]; });
+  stencil_tile<R, G>(in, out, n, [&](int i) { return coef.c[i]; });
 }
 
 /// No shared memory: each thread reads its 2R neighbours from global memory; the reuse is left
@@ -178,20 +193,20 @@ class coefficients {
 };
 
 namespace detail {
-template <int R>
+template <int R, int G>
 void launch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
-  constexpr std::size_t tile = std::size_t{policy::block_threads} * policy::items_per_thread;
+  constexpr std::size_t tile = std::size_t{policy::block_threads} * policy::items_per_group * G;
   const auto grid = static_cast<unsigned>(ceil_div(n, tile));
   constexpr int b = policy::block_threads;
   switch (src) {
-    case coef_source::global: stencil_global_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
-    case coef_source::constant: stencil_constant_kernel<R><<<grid, b, 0, s>>>(in, out, n); break;
-    case coef_source::restrict_ptr: stencil_restrict_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
-    case coef_source::ldg: stencil_ldg_kernel<R><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::global: stencil_global_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::constant: stencil_constant_kernel<R, G><<<grid, b, 0, s>>>(in, out, n); break;
+    case coef_source::restrict_ptr: stencil_restrict_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::ldg: stencil_ldg_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
     case coef_source::param: {
       coef_array<R> a;
       for (int i = 0; i < R; ++i) a.c[i] = c.host()[i];
-      stencil_param_kernel<R><<<grid, b, 0, s>>>(in, out, n, a);
+      stencil_param_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, a);
       break;
     }
     case coef_source::l1:
@@ -202,23 +217,32 @@ void launch(coef_source src, const float* in, float* out, std::size_t n, const c
 }
 
 template <int R = 1>
-void dispatch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+void dispatch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, int groups, cudaStream_t s) {
   if constexpr (R <= policy::max_radius) {
-    if (c.radius() == R) launch<R>(src, in, out, n, c, s);
-    else dispatch<R + 1>(src, in, out, n, c, s);
+    if (c.radius() != R) return dispatch<R + 1>(src, in, out, n, c, groups, s);
+    if (groups == 2) launch<R, 2>(src, in, out, n, c, s);
+    else launch<R, 1>(src, in, out, n, c, s);
   }
 }
 }  // namespace detail
 
-/// out[x] for every x < n. Throws std::invalid_argument when n < 2R + 1 (smaller than the
-/// stencil) or when `out` is not 16-byte aligned (the tile kernels store float4s).
-inline void apply(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s) {
+/// out[x] for every x < n, the shared-memory sources in tiles of `tile_points` points a block
+/// (1024 or 2048; 0: policy::tile_for the radius). Throws std::invalid_argument when n < 2R + 1
+/// (smaller than the stencil), when `out` is not 16-byte aligned (the tile kernels store
+/// float4s) or for another tile.
+inline void apply(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, cudaStream_t s,
+                  int tile_points = 0) {
+  if (tile_points == 0) tile_points = policy::tile_for(c.radius());
+  if (tile_points != policy::default_tile && tile_points != policy::default_tile * policy::max_groups)
+    throw std::invalid_argument("stencil tile must be " + std::to_string(policy::default_tile) + " or " +
+                                std::to_string(policy::default_tile * policy::max_groups) + " points, got " +
+                                std::to_string(tile_points));
   if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     throw std::invalid_argument("stencil output must be 16-byte aligned (cudaMalloc memory is)");
   if (n < static_cast<std::size_t>(2 * c.radius() + 1))
     throw std::invalid_argument("stencil of radius " + std::to_string(c.radius()) + " needs n >= " +
                                 std::to_string(2 * c.radius() + 1) + ", got n = " + std::to_string(n));
-  detail::dispatch(src, in, out, n, c, s);
+  detail::dispatch(src, in, out, n, c, tile_points / policy::default_tile, s);
 }
 
 }  // namespace
