@@ -32,22 +32,29 @@ namespace rd = memscope::reduce;
 const char* const kernel_names[] = {"global_inplace", "interleaved",      "static_smem", "dynamic_smem", "warp_shuffle",
                                     "grid_stride_vec", "grid_stride_vec8", "cub",         "read_only"};
 
-/// Whole numbers in [-8, 8] without 0: every partial sum is exact in float, so the sum is
-/// checked by equality and one dropped or doubled element fails the check.
-void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) { fill_hash(p, n, seed, fill_kind::nonzero_int, s); }
-/// Ints from the hash: small, so no sum of up to 2^31 of them overflows int32 (|v| <= 8).
+/// The values each type's input holds. Floats: whole numbers in [-8, 8] without 0, so every
+/// partial sum is exact in float, the sum is checked by equality, and one dropped or doubled
+/// element fails the check. Ints: small, so no sum of up to 2^31 of them overflows int32.
+template <class T>
+constexpr fill_kind input_kind = std::is_same_v<T, float> ? fill_kind::nonzero_int : fill_kind::small_int;
+
+void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) { fill_hash(p, n, seed, input_kind<float>, s); }
 void fill_input(int* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
-  fill(p, n, hash_gen{seed, fill_kind::small_int}, s);
+  fill(p, n, hash_gen{seed, input_kind<int>}, s);
+}
+
+/// The exact sum of the input's first n values.
+template <class T>
+double input_sum(std::size_t n, std::uint64_t seed) {
+  return parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_value(input_kind<T>, seed, i)); });
 }
 
 verify_result check_sum(float got, std::size_t n, std::uint64_t seed) {
-  const double want = parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_nonzero_int(seed, i)); });
-  return compare_scalar(got, want, 0.0, "float sum of whole numbers (exact)");
+  return compare_scalar(got, input_sum<float>(n, seed), 0.0, "float sum of whole numbers (exact)");
 }
 
 verify_result check_sum(int got, std::size_t n, std::uint64_t seed) {
-  const double want = parallel_sum(n, [&](std::size_t i) { return static_cast<double>(hash_small_int(seed, i)); });
-  return compare_scalar(got, want, 0.0, "int sum");
+  return compare_scalar(got, input_sum<int>(n, seed), 0.0, "int sum");
 }
 
 /// The read-only ceiling in the same run: bandwidth's read kernel (16-byte loads, 4 in flight
@@ -67,10 +74,7 @@ void read_only_case(case_state& st, const device_buffer<T>& in) {
   const auto h = partials.to_host();
   double got = 0;
   for (std::size_t b = 0; b < (nv == 0 ? 0 : h.size()); ++b) got += h[b];
-  const double want = parallel_sum(nv * 4, [&](std::size_t i) {
-    return static_cast<double>(std::is_same_v<T, float> ? hash_nonzero_int(st.seed(), i) : hash_small_int(st.seed(), i));
-  });
-  st.check(compare_scalar(got, want, 0.0, "the read kernel's block partials (whole numbers, exact)"));
+  st.check(compare_scalar(got, input_sum<T>(nv * 4, st.seed()), 0.0, "the read kernel's block partials (whole numbers, exact)"));
   st.add_bytes_read(nv * sizeof(V));
   st.add_elements(nv * 4);
   st.exec([&](cudaStream_t q) { bandwidth::stream_sum(vectors, nv, partials.data(), q); });

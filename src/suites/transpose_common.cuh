@@ -38,14 +38,27 @@ inline std::size_t pitched_ld(long long row_elems) {
   return (static_cast<std::size_t>(row_elems) + align - 1) / align * align;
 }
 
-/// Device memory a transpose of this shape needs: input and output (pitched where the point
-/// says so).
-inline std::uint64_t transpose_footprint(const axis_point& p) {
-  const matrix_shape sh = parse_matrix_shape(p.get_string("shape"));
+/// The point's matrices: its shape and leading dimensions (packed, or pitched where its layout
+/// says so; suites without a layout axis are packed).
+struct matrix_layout {
+  matrix_shape shape;
+  std::size_t ld_in = 0, ld_out = 0;
+  std::size_t in_elems() const { return static_cast<std::size_t>(shape.rows) * ld_in; }
+  std::size_t out_elems() const { return static_cast<std::size_t>(shape.cols) * ld_out; }
+};
+inline matrix_layout layout_of(const axis_point& p) {
+  matrix_layout m;
+  m.shape = parse_matrix_shape(p.get_string("shape"));
   const bool pitched = p.has("layout") && p.get_string("layout") == "pitched";
-  const std::uint64_t in = static_cast<std::uint64_t>(sh.rows) * (pitched ? pitched_ld(sh.cols) : sh.cols);
-  const std::uint64_t out = static_cast<std::uint64_t>(sh.cols) * (pitched ? pitched_ld(sh.rows) : sh.rows);
-  return (in + out) * sizeof(float);
+  m.ld_in = pitched ? pitched_ld(m.shape.cols) : static_cast<std::size_t>(m.shape.cols);
+  m.ld_out = pitched ? pitched_ld(m.shape.rows) : static_cast<std::size_t>(m.shape.rows);
+  return m;
+}
+
+/// Device memory a transpose of this point needs: input and output, padding included.
+inline std::uint64_t transpose_footprint(const axis_point& p) {
+  const matrix_layout m = layout_of(p);
+  return static_cast<std::uint64_t>(m.in_elems() + m.out_elems()) * sizeof(float);
 }
 
 using transpose_fn = std::function<void(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows,
@@ -56,14 +69,13 @@ using transpose_fn = std::function<void(const float* in, std::size_t ld_in, floa
 /// padding is untouched, declares one read and one write per element (the padding is not
 /// counted), times `run`.
 inline void transpose_case_body(case_state& st, const transpose_fn& run) {
-  const matrix_shape sh = parse_matrix_shape(st.get_string("shape"));
-  const bool pitched = st.has_axis("layout") && st.get_string("layout") == "pitched";
+  const matrix_layout m = layout_of(st.point());
+  const matrix_shape& sh = m.shape;
+  const std::size_t ld_in = m.ld_in, ld_out = m.ld_out;
   const auto rows = static_cast<int>(sh.rows), cols = static_cast<int>(sh.cols);
   const std::size_t n = static_cast<std::size_t>(sh.rows) * static_cast<std::size_t>(sh.cols);
-  const std::size_t ld_in = pitched ? pitched_ld(sh.cols) : static_cast<std::size_t>(sh.cols);
-  const std::size_t ld_out = pitched ? pitched_ld(sh.rows) : static_cast<std::size_t>(sh.rows);
   const cudaStream_t s = st.stream();
-  device_buffer<float> in(static_cast<std::size_t>(sh.rows) * ld_in), out(static_cast<std::size_t>(sh.cols) * ld_out);
+  device_buffer<float> in(m.in_elems()), out(m.out_elems());
   // The input's padding holds the hash of its own index too: a kernel that read it into the
   // output would be caught by the exact check.
   fill_hash(in.data(), in.size(), st.seed(), fill_kind::uniform, s);

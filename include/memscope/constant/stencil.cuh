@@ -96,7 +96,7 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
 #pragma unroll
   for (int grp = 0; grp < Groups; ++grp) {
     // s[lx] holds in[x0 + lx - R]
-    const int lx = policy::items_per_group * threadIdx.x + grp * policy::block_threads * policy::items_per_group;
+    const int lx = policy::items_per_group * threadIdx.x + grp * policy::default_tile;
     float w[4 * window_vecs];
 #pragma unroll
     for (int q = 0; q < window_vecs; ++q) {
@@ -217,7 +217,8 @@ void launch(coef_source src, const float* in, float* out, std::size_t n, const c
 }
 
 template <int R = 1>
-void dispatch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, int groups, cudaStream_t s) {
+void dispatch(coef_source src, const float* in, float* out, std::size_t n, const coefficients& c, int groups,
+              cudaStream_t s) {
   if constexpr (R <= policy::max_radius) {
     if (c.radius() != R) return dispatch<R + 1>(src, in, out, n, c, groups, s);
     if (groups == 2) launch<R, 2>(src, in, out, n, c, s);

@@ -380,7 +380,8 @@ status run(void* d_temp, std::size_t* temp_bytes, const typename Source::value_t
   MEMSCOPE_RETURN_IF_ERROR((prepare<Source, Rule, CounterT>(src, rule, counted, opt, p)));
   if (temp_bytes != nullptr) {
     bool query = false;
-    MEMSCOPE_RETURN_IF_ERROR(two_phase_bytes("histogram", d_temp, *temp_bytes, scratch_bytes(p, rule.num_bins, sizeof(CounterT)), query));
+    MEMSCOPE_RETURN_IF_ERROR(
+        two_phase_bytes("histogram", d_temp, *temp_bytes, scratch_bytes(p, rule.num_bins, sizeof(CounterT)), query));
     if (query) return {};
   }
   return launch_histogram(temp_bytes != nullptr ? d_temp : nullptr, d_samples, src, d_histogram, rule, stream, opt, p);

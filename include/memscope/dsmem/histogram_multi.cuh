@@ -43,7 +43,8 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
   const std::size_t strategy_bytes = scratch_bytes(p, rule.num_bins, sizeof(CounterT));
   if (temp_bytes != nullptr) {
     bool query = false;
-    MEMSCOPE_RETURN_IF_ERROR(two_phase_bytes("multi-channel histogram", d_temp, *temp_bytes, combined_bytes + strategy_bytes, query));
+    MEMSCOPE_RETURN_IF_ERROR(
+        two_phase_bytes("multi-channel histogram", d_temp, *temp_bytes, combined_bytes + strategy_bytes, query));
     if (query) return {};
   }
   scratch_lease lease;
@@ -117,7 +118,8 @@ status multi_layout(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samp
   if (!shape.pitched) {
     linear_samples<SampleT> src;
     MEMSCOPE_RETURN_IF_ERROR(try_linear(row_samples, src));
-    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels, stream, opt, p);
+    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels, stream, opt,
+                                       p);
   }
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(row_samples, shape.rows, shape.row_stride_bytes, src));
@@ -166,7 +168,8 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p);
+                                                lower_level, upper_level,
+                                                detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -179,7 +182,8 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+                                                lower_level, upper_level,
+                                                detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -190,7 +194,8 @@ plan multi_histogram_range(const SampleT* d_samples, CounterT* d_histogram[Activ
                            const LevelT* const d_levels[Active], std::int64_t num_pixels, cudaStream_t stream = nullptr,
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_range<Channels, Active>(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, detail::contiguous_pixels(num_pixels), stream, opt, p);
+    return detail::multi_range<Channels, Active>(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels,
+                                                 detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -212,7 +217,8 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                 d_levels, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+                                                 d_levels,
+                                                 detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -224,7 +230,8 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           std::int64_t num_pixels, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                num_levels.data(), lower_level.data(), upper_level.data(), detail::contiguous_pixels(num_pixels), stream, opt, p);
+                                                num_levels.data(), lower_level.data(), upper_level.data(),
+                                                detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -236,7 +243,8 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                num_levels.data(), lower_level.data(), upper_level.data(), detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+                                                num_levels.data(), lower_level.data(), upper_level.data(),
+                                                detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -247,7 +255,8 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                 num_levels.data(), d_levels.data(), detail::contiguous_pixels(num_pixels), stream, opt, p);
+                                                 num_levels.data(), d_levels.data(),
+                                                 detail::contiguous_pixels(num_pixels), stream, opt, p);
   });
 }
 
@@ -259,7 +268,8 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                 num_levels.data(), d_levels.data(), detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+                                                 num_levels.data(), d_levels.data(),
+                                                 detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -274,7 +284,8 @@ cudaError_t try_multi_histogram_even(void* d_temp_storage, std::size_t& temp_sto
   plan p;
   return detail::to_cuda_error(
       detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                           lower_level, upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p),
+                                           lower_level, upper_level,
+                                           detail::contiguous_pixels(num_pixels), stream, opt, p),
       p, out);
 }
 
@@ -313,7 +324,8 @@ cudaError_t try_multi_histogram_range(void* d_temp_storage, std::size_t& temp_st
   plan p;
   return detail::to_cuda_error(
       detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                            d_levels, detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes),
+                                            d_levels,
+                                            detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes),
                                             stream, opt, p),
       p, out);
 }

@@ -70,7 +70,6 @@ struct strided_pattern {
 template <tile_layout Layout>
 struct column_pattern {
   static constexpr unsigned period = 32;
-  static constexpr tile_layout layout = Layout;
   MEMSCOPE_HD unsigned operator()(unsigned lane, unsigned it) const { return tile_index(Layout, lane, it & 31u); }
 };
 

@@ -22,6 +22,7 @@ namespace memscope::reduce {
 struct policy {
   static constexpr int block_threads = 256;  // a power of two: the halving loops need it
   static constexpr int vec_items = 4;  // 16-byte loads in flight per thread (grid_stride_vec; vec8 doubles it)
+  static constexpr int tail_loads = 8;  // the last block's loads of the partials in flight per thread
   static_assert((block_threads & (block_threads - 1)) == 0, "halving needs a power-of-two block");
   static_assert(block_threads * 8 <= 48 * 1024, "static shared memory must fit the default 48 KB");
 };
@@ -180,7 +181,7 @@ __global__ void __launch_bounds__(policy::block_threads)
   // The last block's work is a serial tail after every other block: its loads of the partials
   // (L2, where the other blocks' stores landed) are issued together, not one volatile load
   // after another (a persistent grid leaves a few per thread).
-  constexpr int k_tail = 8;
+  constexpr int k_tail = policy::tail_loads;
   T total = T(0);
   for (unsigned b0 = threadIdx.x; b0 < gridDim.x; b0 += k_tail * blockDim.x) {
     T part[k_tail];

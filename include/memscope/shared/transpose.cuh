@@ -24,6 +24,13 @@ struct policy {
 
 enum class variant { naive, tiled, padded, swizzled, padded64, swizzled64, vector64 };
 
+/// The grid of tile_rows x tile_cols tiles over a rows x cols input.
+inline dim3 tile_grid(int rows, int cols, int tile_rows, int tile_cols) {
+  const dim3 grid(static_cast<unsigned>(ceil_div(cols, tile_cols)), static_cast<unsigned>(ceil_div(rows, tile_rows)));
+  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
+  return grid;
+}
+
 /// Where the elements lie: row r of the input at in + r * ld_in, row c of the output at
 /// out + c * ld_out (packed: ld_in = cols, ld_out = rows; pitched: more, the padding never
 /// touched).
@@ -69,6 +76,12 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
       if (r < cols && c < rows)
         out[static_cast<std::size_t>(r) * ld.out + c] = tile[banks::tile_index<Tile>(Layout, cx + threadIdx.x, threadIdx.y + j)];
     }
+}
+
+template <class T, banks::tile_layout Layout, int Tile>
+void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
+  transpose_tiled_kernel<T, Layout, Tile>
+      <<<tile_grid(rows, cols, Tile, Tile), dim3(32, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
 }
 
 /// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
@@ -168,9 +181,6 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
   }
 }
 
-template <class T, banks::tile_layout Layout, int Tile>
-void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s);
-
 /// 16-byte vectors need every row start 16-byte aligned: the base and the leading dimension.
 template <class T>
 bool vector_aligned(const T* p, std::size_t ld) {
@@ -184,16 +194,8 @@ template <class P, class T>
 void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
   if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out))
     return launch_tiled<T, banks::tile_layout::padded, 64>(in, out, rows, cols, ld, s);
-  const dim3 grid(static_cast<unsigned>(ceil_div(cols, P::tile_cols)), static_cast<unsigned>(ceil_div(rows, P::tile_rows)));
-  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
+  const dim3 grid = tile_grid(rows, cols, P::tile_rows, P::tile_cols);
   transpose_vector_kernel<T, P><<<grid, P::threads, 0, s>>>(in, out, rows, cols, ld);
-}
-
-template <class T, banks::tile_layout Layout, int Tile>
-void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
-  const dim3 grid(static_cast<unsigned>(ceil_div(cols, Tile)), static_cast<unsigned>(ceil_div(rows, Tile)));
-  if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
-  transpose_tiled_kernel<T, Layout, Tile><<<grid, dim3(32, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
 }
 
 /// out (cols x rows, row c at out + c * ld_out) = transpose of in (rows x cols, row r at
@@ -208,8 +210,7 @@ void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld
   using banks::tile_layout;
   switch (v) {
     case variant::naive: {
-      const dim3 grid(static_cast<unsigned>(ceil_div(cols, policy::tile)), static_cast<unsigned>(ceil_div(rows, policy::tile)));
-      if (grid.y > 65535) throw std::invalid_argument("transpose: too many rows for the grid");
+      const dim3 grid = tile_grid(rows, cols, policy::tile, policy::tile);
       transpose_naive_kernel<T><<<grid, dim3(policy::tile, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
       break;
     }
