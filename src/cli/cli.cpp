@@ -1,8 +1,10 @@
 #include "cli/cli.hpp"
+#include "cli/concurrent.hpp"
 
 #include "core/device_query.hpp"
 #include "harness/journal.hpp"
 #include "harness/launcher.hpp"
+#include "harness/nvml_nvlink.hpp"
 #include "harness/output_file.hpp"
 #include "harness/progress.hpp"
 #include "harness/registry.hpp"
@@ -29,7 +31,10 @@
 #include <optional>
 #include <set>
 #include <cmath>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -48,8 +53,26 @@ struct run_flags {
   std::optional<int> min_samples, max_samples;
   std::optional<double> min_time, max_noise_pct, timeout, throttle_threshold;
   bool run_once = false, resample_throttled = false, quiet = false;
+  bool concurrent = false;  // several GPUs at once, a process each (cli/concurrent.hpp)
   std::string journal_path, resume_path;
 };
+
+/// The command line as given (without the program name): a --concurrent run starts its board
+/// processes with it.
+std::vector<std::string>& given_args() {
+  static std::vector<std::string> args;
+  return args;
+}
+
+/// In a board process of a --concurrent run: the GPU it measures (-1 otherwise).
+int concurrent_board() {
+  const char* v = std::getenv(concurrent_board_variable);
+  if (v == nullptr || *v == '\0') return -1;
+  char* end = nullptr;
+  const long d = std::strtol(v, &end, 10);
+  if (*end != '\0' || d < 0 || d > 1023) throw usage_error(std::string(concurrent_board_variable) + "='" + v + "' is not a GPU ordinal");
+  return static_cast<int>(d);
+}
 
 struct advise_flags {
   std::string bytes, access, sharing, results, contention, from_host;
@@ -83,6 +106,7 @@ int do_info(int device, bool as_json) {
   if (as_json) {
     auto j = to_json(d);
     j["build"] = {{"cuda_architectures", cuda_architectures}, {"code_arch_here", code}};
+    j["nvlink"] = describe_nvlinks(read_nvlinks(d.uuid));
     std::cout << j.dump(2) << '\n';
   } else {
     print_device(d, std::cout);
@@ -91,6 +115,7 @@ int do_info(int device, bool as_json) {
                              code == 0 ? std::string("none: rebuild for this GPU")
                                        : fmt::format("sm_{}{}", code,
                                                      code / 10 != d.cc_major || code % 10 != d.cc_minor ? " (JIT-compiled from PTX)" : ""));
+    std::cout << fmt::format("  {:<34} {}\n", "NVLinks", describe_nvlinks(read_nvlinks(d.uuid)));
   }
   return exit_ok;
 }
@@ -279,6 +304,13 @@ struct board_plan {
 board_plan plan_boards(const run_flags& f) {
   board_plan b;
   b.rank = detect_launcher();
+  if (const int d = concurrent_board(); d >= 0) {
+    // One board of a --concurrent run: its outputs carry the board's name, as every board's do.
+    b.devices = {d};
+    b.per_board_names = true;
+    b.rank = {};
+    return b;
+  }
   if (!f.devices.empty()) {
     // Text that is not a list, or names a GPU twice, is wrong on any machine: said first.
     if (f.devices != "all") (void)parse_device_list(f.devices, 1 << 30);
@@ -300,11 +332,82 @@ run_flags for_board(const run_flags& f, int device, const std::string& host) {
   return g;
 }
 
-int do_run(const run_flags& f, bool verify_only, const std::string& command) {
+results_doc load_current(const std::string& path);
+
+/// Every board's outputs, checked (and their directories made) before the first board runs.
+void prepare_board_outputs(const run_flags& f, const std::vector<int>& devices, const std::string& host) {
+  std::vector<std::string> outs;
+  for (int d : devices) {
+    const run_flags g = for_board(f, d, host);
+    for (const auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path}) outs.push_back(*p);
+  }
+  prepare_outputs(outs);
+}
+
+void announce_board_exit(const board_process& b) {
+  std::cerr << fmt::format("memscope: GPU {} finished after {:.1f} s ({})\n", b.device, b.seconds,
+                           b.exit_code == 0 ? std::string("exit 0")
+                           : b.exit_code > 128 ? fmt::format("killed by signal {}", b.exit_code - 128)
+                                               : fmt::format("exit {}", b.exit_code));
+}
+
+std::string read_whole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// --concurrent: one process per board, all at once; then each board's output in board order
+/// and the per-board table from their results files.
+int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only) {
+  if (b.rank.found())
+    throw usage_error("--concurrent: under " + b.rank.launcher + " every rank already runs at the same time as the others; "
+                      "give each rank one GPU instead");
+  const std::string host = host_name();
+  prepare_board_outputs(f, b.devices, host);
+  // The board processes' printed output, and their results files where the user named none.
+  std::string dir = (std::filesystem::temp_directory_path() / "memscope-concurrent-XXXXXX").string();
+  if (mkdtemp(dir.data()) == nullptr) throw io_error("--concurrent: cannot create a temporary directory: " + std::string(std::strerror(errno)));
+  struct cleanup {
+    std::string dir;
+    ~cleanup() {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  } remove_dir{dir};
+  const std::string json = f.json_path.empty() ? dir + "/run.json" : std::string();
+  if (!f.quiet)
+    std::cerr << fmt::format("memscope: {} on GPU{} {} at once (--concurrent), one process each\n", verify_only ? "verify" : "run",
+                             b.devices.size() == 1 ? "" : "s", fmt::join(b.devices, ","));
+  const auto procs = run_boards_at_once(given_args(), b.devices, json, dir, f.quiet ? nullptr : announce_board_exit);
+  int worst = exit_ok;
+  std::vector<results_doc> docs;
+  for (const auto& p : procs) {
+    std::cout << fmt::format("\n== GPU {} ==\n", p.device) << read_whole(p.stdout_path);
+    std::cerr << read_whole(p.stderr_path);
+    worst = std::max(worst, p.exit_code > 128 ? static_cast<int>(exit_runtime) : p.exit_code);
+    const std::string path = per_board_path(json.empty() ? f.json_path : json, host, p.device);
+    if (p.exit_code <= exit_check_failed && std::filesystem::exists(path)) docs.push_back(load_current(path));
+  }
+  std::cout.flush();
+  if (docs.size() > 1 && !verify_only) {
+    std::cout << "\nmeasured at the same time:\n";
+    for (const auto& line : report::fleet_table(docs)) std::cout << line << '\n';
+  }
+  return worst;
+}
+
+int do_run(const run_flags& given, bool verify_only, const std::string& command) {
+  run_flags f = given;
+  if (concurrent_board() >= 0) {
+    // A board process: the parent shows the progress, and reads the results from where it said.
+    f.quiet = true;
+    if (const char* json = std::getenv(concurrent_json_variable); json && f.json_path.empty()) f.json_path = json;
+  }
   // Bad --device input is a usage error before anything runs; so are bad patterns and axes,
   // checked here once for every board.
   (void)plan_run(builtin_registry(), request_from(f, verify_only, command));
   const board_plan b = plan_boards(f);
+  if (f.concurrent && concurrent_board() < 0) return do_run_concurrent(f, b, verify_only);
   if (!b.per_board_names) {
     run_flags g = f;
     g.device = b.devices.front();
@@ -314,13 +417,7 @@ int do_run(const run_flags& f, bool verify_only, const std::string& command) {
   if (b.rank.found() && !f.quiet)
     std::cerr << fmt::format("memscope: {} rank {} (local rank {}) of {} on {}: GPU {}\n", b.rank.launcher, b.rank.rank,
                              b.rank.local_rank, b.rank.size, host, b.devices.front());
-  // Every board's outputs are checked before the first board runs.
-  std::vector<std::string> outs;
-  for (int d : b.devices) {
-    const run_flags g = for_board(f, d, host);
-    for (const auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path}) outs.push_back(*p);
-  }
-  prepare_outputs(outs);
+  prepare_board_outputs(f, b.devices, host);
   int worst = exit_ok;
   std::vector<results_doc> docs;
   for (int d : b.devices) {
@@ -345,7 +442,7 @@ int do_resume(const run_flags& given, const std::string& command) {
   if (!given.patterns.empty() || !given.axes.empty() || given.quick || given.cold || !given.json_path.empty() ||
       !given.csv_path.empty() || !given.markdown_path.empty() || !given.report_path.empty() || !given.journal_path.empty() ||
       given.min_samples || given.max_samples || given.min_time || given.max_noise_pct || given.timeout ||
-      given.throttle_threshold || given.run_once || given.resample_throttled)
+      given.throttle_threshold || given.run_once || given.resample_throttled || given.concurrent)
     throw usage_error("--resume continues a run with the settings its journal recorded: give it alone (with --quiet if wanted)");
   journal_contents jc;
   try {
@@ -426,7 +523,37 @@ std::optional<results_doc> bundled_current() {
   return doc;
 }
 
-/// The given results files merged, or the bundled H200 profile when none is given.
+/// Every board in the given files: each file split into its boards (a fleet document holds
+/// several), then each board's runs merged, boards in the order they first appear.
+std::vector<results_doc> boards_in(const std::vector<std::string>& files) {
+  std::vector<std::string> keys;
+  std::vector<std::vector<results_doc>> parts;
+  std::vector<std::vector<std::string>> names;
+  for (const auto& p : files)
+    for (auto& b : split_boards(load_current(p))) {
+      const auto key = board_key(b.host, b.device);
+      auto at = std::find(keys.begin(), keys.end(), key);
+      if (at == keys.end()) {
+        keys.push_back(key);
+        parts.emplace_back();
+        names.emplace_back();
+        at = keys.end() - 1;
+      }
+      const auto k = static_cast<std::size_t>(at - keys.begin());
+      parts[k].push_back(std::move(b));
+      names[k].push_back(p);
+    }
+  std::vector<results_doc> boards;
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    merge_options opt;
+    opt.names = names[k];
+    boards.push_back(parts[k].size() == 1 ? std::move(parts[k].front()) : merge(parts[k], opt));
+  }
+  return boards;
+}
+
+/// The given results files merged, or the bundled H200 profile when none is given. Files of
+/// several boards give the first board's document, and say so.
 results_doc load_docs(const std::vector<std::string>& paths) {
   if (paths.empty()) {
     if (auto p = bundled_current()) return *p;
@@ -434,38 +561,21 @@ results_doc load_docs(const std::vector<std::string>& paths) {
   }
   std::vector<results_doc> docs;
   for (const auto& p : paths) docs.push_back(load_current(p));
-  return merge(docs);
-}
-
-/// Files from several boards (other GPUs, other hosts): one document per board, in file order.
-std::vector<std::vector<std::string>> files_by_board(const std::vector<std::string>& files, std::vector<results_doc>& first) {
-  std::vector<std::vector<std::string>> groups;
-  std::vector<std::string> keys;
-  for (const auto& p : files) {
-    results_doc d = load_current(p);
-    const std::string key = d.host + "/" + d.device.uuid;
-    const auto at = std::find(keys.begin(), keys.end(), key);
-    if (at == keys.end()) {
-      keys.push_back(key);
-      groups.push_back({p});
-      first.push_back(std::move(d));
-    } else {
-      groups[static_cast<std::size_t>(at - keys.begin())].push_back(p);
-    }
-  }
-  return groups;
+  results_doc doc = merge(docs);
+  if (!doc.fleet) return doc;
+  auto boards = split_boards(doc);
+  std::cerr << "memscope: the results hold " << boards.size() << " boards; using the first, " << report::board_name(boards.front())
+            << " (memscope report draws the table of every board)\n";
+  return std::move(boards.front());
 }
 
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
   if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
   check_outputs({html, md}, files);
-  std::vector<results_doc> heads;
-  const auto groups = files.empty() ? std::vector<std::vector<std::string>>{} : files_by_board(files, heads);
-  if (groups.size() > 1) {
-    // The fleet: each board's files merged on their own, then compared board by board. The
+  const auto boards = files.empty() ? std::vector<results_doc>{} : boards_in(files);
+  if (boards.size() > 1) {
+    // The fleet: each board's runs merged on their own, then compared board by board. The
     // HTML report draws the first board; the table covers them all.
-    std::vector<results_doc> boards;
-    for (const auto& g : groups) boards.push_back(load_docs(g));
     const auto table = report::fleet_table(boards);
     for (const auto& line : table) std::cout << line << '\n';
     write_file(html, [&](std::ostream& o) { o << report::render_html(boards.front(), builtin_registry()); });
@@ -475,11 +585,11 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
       for (const auto& line : table) o << line << '\n';
       o << "```\n";
     });
-    std::cerr << "memscope: report of " << boards.size() << " boards from " << files.size() << " files"
+    std::cerr << "memscope: report of " << boards.size() << " boards from " << files.size() << " file(s)"
               << (html.empty() ? "" : " -> " + html + " (the first board)") << (md.empty() ? "" : " -> " + md) << '\n';
     return exit_ok;
   }
-  const results_doc doc = load_docs(files);
+  const results_doc doc = boards.empty() ? load_docs(files) : boards.front();
   write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
@@ -492,6 +602,12 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   if (files.size() < 2) throw usage_error("merge: give at least two results files");
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
   check_outputs({out}, files);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    for (std::size_t k = 0; k < i; ++k) {
+      std::error_code ea, eb;
+      if (std::filesystem::equivalent(files[i], files[k], ea) && !ea && !eb)
+        throw usage_error("merge: '" + files[i] + "' is given twice");
+    }
   std::vector<results_doc> docs;
   for (const auto& p : files) docs.push_back(load_current(p));
   merge_options opt;
@@ -503,8 +619,10 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   // Same-run ratios again: a replaced baseline row takes its ratios with it.
   apply_baselines(builtin_registry(), doc);
   save_results(doc, out);
-  std::cerr << "memscope: merged " << files.size() << " files (" << doc.sources.size() << " runs): " << doc.results.size()
-            << " rows, " << (rows_in - doc.results.size()) << " replaced by a later file's -> " << out << '\n';
+  std::cerr << "memscope: merged " << files.size() << " files (" << doc.sources.size() << " runs";
+  if (doc.fleet) std::cerr << " on " << split_boards(doc).size() << " boards, kept apart";
+  std::cerr << "): " << doc.results.size() << " rows, " << (rows_in - doc.results.size()) << " replaced by a later file's -> "
+            << out << '\n';
   return exit_ok;
 }
 
@@ -513,6 +631,10 @@ int do_compare(const std::string& a_path, const std::string& b_path, double fail
   if (fail_set && !(std::isfinite(fail_pct) && fail_pct >= 0))
     throw usage_error("--fail-on-regression takes a finite percentage of at least 0");
   const results_doc a = load_current(a_path), b = load_current(b_path);
+  for (const auto* d : {&a, &b})
+    if (d->fleet)
+      throw usage_error("compare: '" + (d == &a ? a_path : b_path) + "' holds several boards (a fleet document): compare one "
+                        "board's results (memscope report of the fleet document draws the table of every board)");
   const auto c = report::compare(a, b, opt);
   report::print(c, a, b, std::cout);
   if (fail_set) {
@@ -564,7 +686,7 @@ int do_advise(const advise_flags& f) {
   std::optional<results_doc> profile;
   std::string source;
   if (!f.results.empty()) {
-    profile = load_current(f.results);
+    profile = load_docs({f.results});  // a fleet document: its first board, said on stderr
     source = f.results;
   } else if ((profile = bundled_current())) {
     source = std::string(bundled_profile_source()) + " (bundled)";
@@ -600,11 +722,15 @@ void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
   cmd->add_option("--device,-d", f.devices,
                   "GPUs to measure, one after another: N, N,M,... or all (default 0; under srun/mpirun the rank's "
                   "local GPU); with several, each board's outputs get .HOST.gpuN in their names");
+  cmd->add_flag("--concurrent", f.concurrent,
+                "measure the --device GPUs at the same time, one process each (shared links show their contention); "
+                "each board's outputs get .HOST.gpuN in their names");
 }
 
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  given_args().assign(argv + 1, argv + argc);
   CLI::App app{"memscope: measure, demonstrate and explain the CUDA memory hierarchy on this GPU"};
   app.set_version_flag("--version", std::string("memscope ") + tool_version + " (commit " + git_commit + ")");
   app.require_subcommand(1);
@@ -651,14 +777,17 @@ int run_cli(int argc, char** argv) {
   std::vector<std::string> report_files;
   std::string report_html, report_md;
   auto* rep = app.add_subcommand("report", "turn results files (or the bundled H200 profile) into one HTML page");
-  rep->add_option("results", report_files, "results JSON files from one GPU (default: the bundled profile)");
+  rep->add_option("results", report_files,
+                  "results JSON files (default: the bundled profile); several boards' files or a fleet document add "
+                  "the per-board table");
   rep->add_option("-o,--output", report_html, "HTML file to write");
   rep->add_option("--markdown", report_md, "Markdown summary to write");
 
   std::vector<std::string> merge_files;
   std::string merge_out;
   bool merge_replace = false;
-  auto* mrg = app.add_subcommand("merge", "join results files from one GPU model into one document (runs listed in its sources)");
+  auto* mrg = app.add_subcommand("merge", "join results files from one GPU model into one document (runs listed in its sources; "
+                                           "several boards' runs of the same points stay apart, as a fleet document)");
   mrg->add_option("results", merge_files, "results JSON files, earliest first")->required();
   mrg->add_option("-o,--output", merge_out, "merged results JSON to write")->required();
   mrg->add_flag("--replace", merge_replace, "a row in several files: keep the latest file's (otherwise an error)");

@@ -152,13 +152,15 @@ void run_environment::measure_copy_ceiling(std::size_t bytes) {
   device_buffer<unsigned char> src(bytes), dst(bytes);
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(src.data(), 0x5A, bytes, stream()));
   // The ceiling is sampled in full even in a run-once run: every row's fraction divides by it.
+  // Not behind the stream hold there: a profiler that serializes launches would replay the
+  // hold kernel itself, which then spins until its timeout (seen under ncu without a filter).
   const timing_policy keep = policy_;
   policy_.run_once = false;
   timed_samples t;
   try {
     t = time([&](cudaStream_t st) {
       MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
-    });
+    }, keep.run_once ? exec_tag::sync : exec_tag::held);
   } catch (...) {
     policy_ = keep;
     throw;

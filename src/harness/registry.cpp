@@ -13,6 +13,10 @@ double speedup(const case_result& row, const case_result& base) {
   return row.stats.median > 0 ? base.stats.median / row.stats.median : 0.0;
 }
 
+double throughput_ratio(const case_result& row, const case_result& base) {
+  return base.gbps > 0 ? row.gbps / base.gbps : 0.0;
+}
+
 std::function<double(const case_result&, const case_result&)> metric_ratio(std::string name) {
   return [name](const case_result& row, const case_result& base) {
     const auto b = base.metrics.find(name), r = row.metrics.find(name);

@@ -29,6 +29,10 @@ struct baseline_rule {
 /// base median / row median: above 1 means the row is faster than the baseline.
 double speedup(const case_result& row, const case_result& base);
 
+/// row GB/s / base GB/s (0 when the baseline has none): for rows that move different bytes,
+/// such as a transpose against a copy of its padded buffer.
+double throughput_ratio(const case_result& row, const case_result& base);
+
 /// row.metrics[name] / base.metrics[name] (0 when the baseline lacks it): for costs measured
 /// inside the kernel, such as cycles per access.
 std::function<double(const case_result&, const case_result&)> metric_ratio(std::string name);

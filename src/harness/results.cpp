@@ -396,13 +396,20 @@ namespace {
 
 json sources_to_json(const std::vector<results_source>& sources) {
   json out = json::array();
-  for (const auto& s : sources)
-    out.push_back({{"file", s.file}, {"tool_version", s.tool_version}, {"commit", s.commit}, {"created_utc", s.created_utc},
-                   {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps}, {"rows", s.rows}});
+  for (const auto& s : sources) {
+    json o = {{"file", s.file},       {"tool_version", s.tool_version},   {"commit", s.commit}, {"created_utc", s.created_utc},
+              {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps}, {"rows", s.rows}};
+    if (s.has_board) {
+      o["host"] = s.host;
+      o["device"] = to_json(s.device);
+      if (s.rank >= 0) o["rank"] = s.rank;
+    }
+    out.push_back(std::move(o));
+  }
   return out;
 }
 
-std::vector<results_source> sources_from_json(const checker& c, const json& j) {
+std::vector<results_source> sources_from_json(const checker& c, const json& j, int version) {
   if (!j.is_array()) c.fail("$.sources", "must be a list");
   std::vector<results_source> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
@@ -416,6 +423,15 @@ std::vector<results_source> sources_from_json(const checker& c, const json& j) {
     s.command = c.str(j[i], p, "command");
     s.copy_ceiling_gbps = c.number(j[i], p, "copy_gbps");
     s.rows = c.integer<std::size_t>(j[i], p, "rows");
+    if (j[i].contains("device")) {
+      if (version < 5) c.fail(p + ".device", "appears only from results format version 5 on");
+      s.has_board = true;
+      s.device = device_from_json(c, j[i].at("device"), p + ".device");
+      s.host = c.str(j[i], p, "host");
+      if (j[i].contains("rank")) s.rank = static_cast<int>(c.integer(j[i], p, "rank", 0, 1 << 30));
+    } else if (j[i].contains("host") || j[i].contains("rank")) {
+      c.fail(p, "names a host or rank without its device");
+    }
     out.push_back(std::move(s));
   }
   return out;
@@ -480,6 +496,7 @@ json to_json(const results_doc& doc) {
   if (!doc.host.empty()) j["host"] = doc.host;
   if (doc.rank >= 0) j["rank"] = doc.rank;
   if (!doc.incomplete.empty()) j["incomplete"] = doc.incomplete;
+  if (doc.fleet) j["fleet"] = true;
   return j;
 }
 
@@ -513,7 +530,7 @@ results_doc results_from_json(const json& j, const std::string& where) {
   doc.copy_ceiling_bytes = c.integer<std::uint64_t>(ceil, "$.ceilings", "copy_bytes");
   if (j.contains("sources")) {
     if (doc.format_version < 3) c.fail("$.sources", "appears only from results format version 3 on");
-    doc.sources = sources_from_json(c, j.at("sources"));
+    doc.sources = sources_from_json(c, j.at("sources"), doc.format_version);
   }
   if (j.contains("timing")) {
     if (doc.format_version < 4) c.fail("$.timing", "appears only from results format version 4 on");
@@ -523,6 +540,15 @@ results_doc results_from_json(const json& j, const std::string& where) {
   if (j.contains("host")) doc.host = c.str(j, "$", "host");
   if (j.contains("rank")) doc.rank = static_cast<int>(c.integer(j, "$", "rank", 0, 1 << 30));
   if (j.contains("incomplete")) doc.incomplete = c.str(j, "$", "incomplete");
+  if (j.contains("fleet")) {
+    if (doc.format_version < 5) c.fail("$.fleet", "appears only from results format version 5 on");
+    doc.fleet = c.boolean(j, "$", "fleet");
+    if (doc.fleet)
+      for (std::size_t i = 0; i < doc.sources.size(); ++i)
+        if (!doc.sources[i].has_board)
+          c.fail("$.sources[" + std::to_string(i) + "]", "must name its board (host and device) in a fleet document");
+    if (doc.fleet && doc.sources.empty()) c.fail("$.fleet", "a fleet document lists its runs in sources");
+  }
   const auto& results = c.field(j, "$", "results");
   if (!results.is_array()) c.fail("$.results", "must be a list of rows");
   std::map<std::string, std::size_t> seen;
@@ -533,7 +559,8 @@ results_doc results_from_json(const json& j, const std::string& where) {
     if (doc.results.back().source >= runs)
       c.fail(path + ".source", "names run " + std::to_string(doc.results.back().source) + " of a document that lists " +
                                    std::to_string(runs));
-    const auto key = row_key(doc.results.back());
+    // In a fleet every board has its own rows: a point repeats only on one board.
+    const auto key = (doc.fleet ? board_of(doc, doc.results.back()) + '\x1e' : std::string()) + row_key(doc.results.back());
     if (const auto it = seen.find(key); it != seen.end())
       c.fail(path, "repeats the row at $.results[" + std::to_string(it->second) + "] (" + doc.results.back().id() + " " +
                        doc.results.back().axes_label + ")");
@@ -542,14 +569,77 @@ results_doc results_from_json(const json& j, const std::string& where) {
   return doc;
 }
 
+std::string board_key(const std::string& host, const device_info& device) { return host + '/' + device.uuid; }
+
+std::string board_of(const results_doc& doc, const case_result& row) {
+  if (row.source < doc.sources.size() && doc.sources[row.source].has_board) {
+    const auto& s = doc.sources[row.source];
+    return board_key(s.host, s.device);
+  }
+  return board_key(doc.host, doc.device);
+}
+
+namespace {
+
+/// A document's runs, each naming its board (older documents' runs are the header's board).
+std::vector<results_source> runs_of(const results_doc& d, const std::string& name) {
+  std::vector<results_source> runs = d.sources;
+  if (runs.empty()) {
+    results_source s;
+    s.file = name;
+    s.tool_version = d.tool_version;
+    s.commit = d.commit;
+    s.created_utc = d.created_utc;
+    s.command = d.command;
+    s.copy_ceiling_gbps = d.copy_ceiling_gbps;
+    runs.push_back(std::move(s));
+  }
+  for (auto& s : runs)
+    if (!s.has_board) {
+      s.has_board = true;
+      s.host = d.host;
+      s.rank = d.rank;
+      s.device = d.device;
+    }
+  return runs;
+}
+
+std::string describe_board(const results_source& s) {
+  return (s.host.empty() ? std::string() : s.host + " ") + "GPU " + std::to_string(s.device.ordinal) + " (" +
+         s.device.uuid.substr(0, std::min<std::size_t>(s.device.uuid.size(), 12)) + ", " + s.file + ")";
+}
+
+/// One job's ranks each measure their own GPU: a rank on two boards means files of two jobs,
+/// two ranks on one board means they shared a GPU (and disturbed each other's figures).
+void check_ranks(const std::vector<results_source>& runs) {
+  std::map<int, const results_source*> board_of_rank;
+  std::map<std::string, const results_source*> rank_of_board;
+  for (const auto& s : runs) {
+    if (s.rank < 0) continue;
+    const auto key = board_key(s.host, s.device);
+    if (const auto it = board_of_rank.find(s.rank); it != board_of_rank.end() && board_key(it->second->host, it->second->device) != key)
+      throw results_error("rank " + std::to_string(s.rank) + " appears twice, on " + describe_board(*it->second) + " and on " +
+                          describe_board(s) + ": these are files of two jobs (merge one job's files, or compare the jobs)");
+    if (const auto it = rank_of_board.find(key); it != rank_of_board.end() && it->second->rank != s.rank)
+      throw results_error("ranks " + std::to_string(it->second->rank) + " and " + std::to_string(s.rank) +
+                          " both measured " + describe_board(s) +
+                          ": two processes shared one GPU, so neither figure is the board's own (give each rank its own GPU)");
+    board_of_rank.emplace(s.rank, &s);
+    rank_of_board.emplace(key, &s);
+  }
+}
+
+}  // namespace
+
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
   const auto name = [&](std::size_t i) { return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1); };
   results_doc out = docs.front();
+  out.format_version = results_format_version;
   out.sources.clear();
   out.results.clear();
-  std::map<std::string, std::size_t> at;  // row key -> index in out.results
-  std::vector<std::string> row_from;      // which input each output row came from, for messages
+  out.fleet = false;
+  std::vector<std::vector<results_source>> runs(docs.size());
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
     // One model, not necessarily one board: runs lent on different H200s still describe the H200.
@@ -559,22 +649,51 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
     if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)
       throw results_error(name(i) + " was measured with other options (mode, --quick or --cold) than " + name(0) +
                           ": its figures are not comparable");
+    runs[i] = runs_of(d, name(i));
+    for (const auto& s : runs[i])
+      if (s.tool_version != out.tool_version)
+        throw results_error(name(i) + " was written by memscope " + s.tool_version + ", " + name(0) + " by " + out.tool_version +
+                            ": a document holds one version's figures (compare files of different versions instead)");
+    if (d.fleet && opt.replace)
+      throw results_error(name(i) + " holds several boards (a fleet document): --replace joins runs into one profile, "
+                          "which would mix the boards' figures");
+    out.fleet = out.fleet || d.fleet;
+  }
+  {
+    std::vector<results_source> all;
+    for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());
+    check_ranks(all);
+  }
+  // Several boards that measured the same point stay apart: that is a fleet, not a repeat.
+  if (!opt.replace && !out.fleet) {
+    std::map<std::string, std::string> board_of_point;
+    for (std::size_t i = 0; i < docs.size() && !out.fleet; ++i)
+      for (const auto& r : docs[i].results) {
+        const auto& src = runs[i][std::min(r.source, runs[i].size() - 1)];
+        const auto [it, fresh] = board_of_point.emplace(row_key(r), board_key(src.host, src.device));
+        if (!fresh && it->second != board_key(src.host, src.device)) {
+          out.fleet = true;
+          break;
+        }
+      }
+  }
+  std::map<std::string, std::size_t> at;  // (board in a fleet,) row key -> index in out.results
+  std::vector<std::string> row_from;      // which input each output row came from, for messages
+  for (std::size_t i = 0; i < docs.size(); ++i) {
     // A merged input brings its own runs; its rows' run numbers move up by those already listed.
     const std::size_t base = out.sources.size();
-    if (d.sources.empty()) {
-      out.sources.push_back({name(i), d.tool_version, d.commit, d.created_utc, d.command, d.copy_ceiling_gbps, 0});
-    } else {
-      for (auto s : d.sources) {
-        s.rows = 0;
-        out.sources.push_back(std::move(s));
-      }
+    for (auto s : runs[i]) {
+      s.rows = 0;
+      out.sources.push_back(std::move(s));
     }
-    for (auto r : d.results) {
-      r.source += base;
-      const auto key = row_key(r);
+    for (auto r : docs[i].results) {
+      r.source = std::min(r.source, runs[i].size() - 1) + base;
+      const auto& src = out.sources[r.source];
+      const auto key = (out.fleet ? board_key(src.host, src.device) + '\x1e' : std::string()) + row_key(r);
       if (const auto it = at.find(key); it != at.end()) {
         if (!opt.replace)
           throw results_error(r.id() + " " + r.axes_label + " is in both " + row_from[it->second] + " and " + name(i) +
+                              (out.fleet ? ", measured on one board" : std::string()) +
                               " (merge --replace lets the later file's row take its place)");
         out.results[it->second] = std::move(r);
         row_from[it->second] = name(i);
@@ -597,7 +716,60 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
     out.commit = same_commit ? out.sources.front().commit : "several (see sources)";
     for (const auto& s : out.sources) out.created_utc = std::max(out.created_utc, s.created_utc);
   }
+  if (out.fleet) out.rank = -1;  // the header is the first board's; ranks are the sources'
   return out;
+}
+
+std::vector<results_doc> split_boards(const results_doc& doc) {
+  if (!doc.fleet) return {doc};
+  std::vector<std::string> keys;
+  std::vector<results_doc> boards;
+  std::vector<std::size_t> board_of_source(doc.sources.size()), index_in_board(doc.sources.size());
+  for (std::size_t k = 0; k < doc.sources.size(); ++k) {
+    const auto& s = doc.sources[k];
+    const auto key = board_key(s.host, s.device);
+    auto it = std::find(keys.begin(), keys.end(), key);
+    if (it == keys.end()) {
+      keys.push_back(key);
+      results_doc b = doc;
+      b.fleet = false;
+      b.results.clear();
+      b.sources.clear();
+      b.host = s.host;
+      b.rank = s.rank;
+      b.device = s.device;
+      b.copy_ceiling_gbps = s.copy_ceiling_gbps;
+      boards.push_back(std::move(b));
+      it = keys.end() - 1;
+    }
+    board_of_source[k] = static_cast<std::size_t>(it - keys.begin());
+    index_in_board[k] = boards[board_of_source[k]].sources.size();
+    boards[board_of_source[k]].sources.push_back(s);
+  }
+  for (auto r : doc.results) {
+    auto& b = boards[board_of_source[r.source]];
+    r.source = index_in_board[r.source];
+    b.results.push_back(std::move(r));
+  }
+  for (auto& b : boards) {
+    if (b.sources.size() == 1) {  // one run: its own header again
+      const auto& s = b.sources.front();
+      b.commit = s.commit;
+      b.created_utc = s.created_utc;
+      b.command = s.command;
+      b.sources.clear();
+    } else {
+      std::string cmd;
+      bool same_commit = true;
+      for (std::size_t i = 0; i < b.sources.size(); ++i) {
+        cmd += (i ? " + " : "") + b.sources[i].command;
+        same_commit = same_commit && b.sources[i].commit == b.sources.front().commit;
+      }
+      b.command = cmd;
+      b.commit = same_commit ? b.sources.front().commit : "several (see sources)";
+    }
+  }
+  return boards;
 }
 
 void save_results(const results_doc& doc, const std::string& path) {

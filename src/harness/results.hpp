@@ -21,7 +21,9 @@ namespace memscope {
 /// ordinals as metrics; version 1 files are still read and brought up to date by their suites.
 /// 3: merged documents (`sources`, row `source`). 4: the stopping rule and telemetry: rows carry
 /// `samples.times_s`, `converged`, `stop`, `clock` and `telemetry`; the header `timing`.
-inline constexpr int results_format_version = 4;
+/// 5: fleet documents (several boards' rows in one document, `fleet`); a merged document's
+/// sources say which board measured them (`host`, `rank`, `device`).
+inline constexpr int results_format_version = 5;
 inline constexpr int results_oldest_format_version = 1;
 inline constexpr const char* results_format_name = "memscope-results";
 
@@ -83,6 +85,11 @@ struct results_source {
   std::string file, tool_version, commit, created_utc, command;
   double copy_ceiling_gbps = 0;
   std::size_t rows = 0;  // rows of the merged document that it measured
+  /// The board that measured the run (format 5 on; older sources are the header's board).
+  bool has_board = false;
+  std::string host;
+  int rank = -1;
+  device_info device;
 };
 
 struct results_doc {
@@ -106,6 +113,9 @@ struct results_doc {
   /// Non-empty when the run stopped before its last point: why (the case that lost the CUDA
   /// context). Such a document holds every row measured until then.
   std::string incomplete;
+  /// Several boards' rows, kept apart (format 5 on): every source names its board, and a row
+  /// is unique per board rather than per document. split_boards() gives one document per board.
+  bool fleet = false;
   std::vector<case_result> results;
 };
 
@@ -135,11 +145,25 @@ struct merge_options {
 };
 
 /// Several runs on one GPU model as one document: the first one's header, every row tagged
-/// with its run, every run listed in `sources`. Throws results_error when the models differ
-/// (name, compute capability, SMs, memory), when the options differ (quick, cold, verify), or
-/// when a row repeats without merge_options::replace. Same-run ratios (baselines) are not
-/// recomputed here: see reapply_baselines.
+/// with its run, every run listed in `sources` with the board that measured it.
+/// - Runs of several boards that measured the same points (every GPU of a node, every rank of a
+///   job) stay apart as a fleet document (`fleet`; see split_boards), unless `replace` is given.
+/// - Runs that measured different points join as one profile of the model, as do all runs
+///   under `replace`, where a later row takes an earlier one's place.
+/// Throws results_error when the models differ (name, compute capability, SMs, memory), when
+/// the options differ (quick, cold, verify), when the memscope versions differ, when a row
+/// repeats on one board without `replace`, when one rank of a job appears on two boards, or
+/// when two ranks measured one GPU. Same-run ratios (baselines) are not recomputed here: see
+/// apply_baselines.
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt = {});
+
+/// Which board measured a run: "host/GPU-uuid".
+std::string board_key(const std::string& host, const device_info& device);
+/// The board of a row's run in `doc` (the header's board where its source names none).
+std::string board_of(const results_doc& doc, const case_result& row);
+/// One document per board, in the order the boards first appear; a document that is not a
+/// fleet comes back alone. Each board's document has that board's header and runs.
+std::vector<results_doc> split_boards(const results_doc& doc);
 
 /// One row as the results file and the journal write it, and back (validated; `where` names
 /// the file, `path` the row's place in it).

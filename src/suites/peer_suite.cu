@@ -5,6 +5,7 @@
 // every point skips, saying so.
 
 #include "advise/questions.hpp"
+#include "harness/nvml_nvlink.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "harness/text_output.hpp"
@@ -64,6 +65,25 @@ int peer_of(case_state& st) {
   MEMSCOPE_CUDA_CALL(cudaDeviceGetP2PAttribute(&atomics, cudaDevP2PAttrNativeAtomicSupported, self, peer));
   st.add_label("p2p", fmt::format("performance rank {}, native atomics {}", rank, atomics ? "yes" : "no"));
   return peer;
+}
+
+/// The NVLink path to the peer as NVML describes it, in the row: what the link is, and its
+/// theoretical bandwidth for the directions the point moves (NVML read once per pair).
+void record_link(case_state& st, int peer, int directions, bool access) {
+  if (!access) {
+    st.add_label("link", "none between the GPUs: without peer access the driver stages the copy through host memory");
+    return;
+  }
+  static std::map<std::pair<std::string, int>, nvlink_path> known;
+  const auto key = std::make_pair(st.device().uuid, peer);
+  auto it = known.find(key);
+  if (it == known.end()) {
+    char bus[32] = {};
+    MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, peer));
+    it = known.emplace(key, nvlink_to(read_nvlinks(st.device().uuid), bus)).first;
+  }
+  st.add_label("link", it->second.text);
+  if (it->second.gbps_per_direction > 0) st.add_metric("link_gbps", it->second.gbps_per_direction * directions);
 }
 
 /// Peer access on or off for this point, in both directions (it is a property of the contexts,
@@ -150,6 +170,7 @@ void copy_case(case_state& st) {
     st.check(tr::verify_pattern(check.data(), bytes, seed + 1, s, "written to the peer"));
   }
   st.add_bytes_read(bytes * (read + write));
+  record_link(st, peer, read + write, access);
   // Without peer access the driver stages the copy through host memory and may block the
   // calling thread while it does: those points are timed unheld.
   st.exec(launch, access ? exec_tag::held : exec_tag::sync);
@@ -202,13 +223,21 @@ void peer_findings(const present::suite_view& v, std::vector<std::string>& out) 
   for (const auto* r : rows)
     if (r->labels.count("peer")) peer_name = r->labels.at("peer") + (r->labels.count("p2p") ? ", " + r->labels.at("p2p") : "");
   if (!peer_name.empty()) out.push_back("peer: " + peer_name);
+  for (const auto* r : rows)
+    if (r->labels.count("link") && r->string_axis("direction") == "read" && r->string_axis("access") == "enabled") {
+      out.push_back("link: " + r->labels.at("link") +
+                    (r->metric("link_gbps") > 0 ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric("link_gbps")) : ""));
+      break;
+    }
   for (const char* dir : {"read", "write", "both"}) {
     std::string line;
     for (const auto* r : v.rows(present::where("copy", {{"direction", std::string(dir)}, {"bytes", size}})))
-      line += fmt::format("{}{} {} {:.0f} GB/s{}", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+      line += fmt::format("{}{} {} {:.0f} GB/s{}{}", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
                           r->string_axis("access") == "enabled" ? "with peer access" : "without", r->gbps,
                           r->metric("vs_copy_engine") > 0 && r->string_axis("engine") == "sm_kernel"
-                              ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine")) : "");
+                              ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine")) : "",
+                          r->metric("link_gbps") > 0 && r->string_axis("access") == "enabled"
+                              ? fmt::format(" = {:.2f}x the link", r->gbps / r->metric("link_gbps")) : "");
     if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
   }
   std::map<std::string, const case_result*> lat;

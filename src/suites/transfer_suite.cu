@@ -16,6 +16,7 @@
 #include "memscope/core/stream_fork.hpp"
 #include "memscope/transfer/host_link.hpp"
 #include "memscope/transfer/host_memory.hpp"
+#include "memscope/transfer/numa.hpp"
 #include "memscope/transfer/sm_copy.cuh"
 
 #include <fmt/format.h>
@@ -45,6 +46,54 @@ void record_link(case_state& st, const tr::host_link& l, int directions) {
   if (l.per_direction_gbps > 0) st.add_metric("link_gbps", l.per_direction_gbps * directions);
 }
 
+/// Where the host buffers of a point go: the NUMA node nearest the GPU (the copy case: there
+/// when the system says which, unbound otherwise, and the row says so), or the one the `node`
+/// axis names (the numa case: skipped where that node does not exist or cannot be bound).
+struct host_placement {
+  int node = -1;
+  bool strict = false;
+  std::string why;
+};
+
+host_placement place_host(case_state& st, const tr::host_link& link) {
+  host_placement p;
+  p.strict = st.has_axis("node");
+  const auto topology = tr::read_numa_topology();
+  auto choice = tr::near_node(topology, link.numa_node);
+  if (p.strict && st.get_string("node") == "far" && choice.node >= 0) choice = tr::far_node(topology, choice.node);
+  if (choice.node < 0 && p.strict) st.skip(choice.why);
+  p.node = choice.node;
+  p.why = choice.why;
+  return p;
+}
+
+/// Host memory on the placement's node; where binding fails, the copy case goes on unbound
+/// (and says so), the numa case skips.
+tr::host_memory host_buffer(case_state& st, tr::host_kind kind, std::size_t bytes, host_placement& p) {
+  if (bytes == 0 || p.node < 0) return tr::host_memory(kind, bytes);
+  try {
+    return tr::host_memory(kind, bytes, p.node);
+  } catch (const tr::numa_error& e) {
+    if (p.strict) st.skip(e.what());
+    p.node = -1;
+    p.why = e.what();
+    return tr::host_memory(kind, bytes);
+  }
+}
+
+/// The row names the node the host pages are on (as the kernel reports them) and why that one;
+/// in the numa case, pages elsewhere than asked fail the point.
+void record_placement(case_state& st, const host_placement& p, const tr::host_memory& h) {
+  const int on = h.first_page_node();
+  if (p.node < 0) {
+    st.add_label("host_node", "not placed: " + p.why);
+    return;
+  }
+  st.add_label("host_node", on >= 0 ? fmt::format("{} ({})", on, p.why) : fmt::format("asked for {} ({}); the kernel would not say", p.node, p.why));
+  if (p.strict && on >= 0 && on != p.node)
+    st.check(verify_result::fail(fmt::format("the host pages are on NUMA node {}, not {}", on, p.node)));
+}
+
 /// The copy case: one engine moves `bytes` between host memory of one kind and the GPU.
 void copy_case(case_state& st) {
   const auto kind = *tr::host_kind_from(st.get_string("memory"));
@@ -56,8 +105,11 @@ void copy_case(case_state& st) {
     st.skip("pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register it)");
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
+  const auto link = link_of(st.device());
+  host_placement where = place_host(st, link);
 
-  tr::host_memory h_src(kind, up ? bytes : 0), h_dst(kind, down ? bytes : 0);
+  tr::host_memory h_src = host_buffer(st, kind, up ? bytes : 0, where);
+  tr::host_memory h_dst = host_buffer(st, kind, down ? bytes : 0, where);
   device_buffer<std::uint8_t> d_dst(up ? bytes : 0), d_src(down ? bytes : 0);
   // Host memory the CPU fills (pageable) or the GPU fills through its mapping (write-combined
   // memory reads back slowly on the CPU); destinations start as the pattern's complement.
@@ -106,7 +158,8 @@ void copy_case(case_state& st) {
 
   // Bytes over the link: GB/s is the transfer rate a user compares with the link's figure.
   st.add_bytes_read(bytes * (up + down));
-  record_link(st, link_of(st.device()), up + down);
+  record_link(st, link, up + down);
+  record_placement(st, where, up ? h_src : h_dst);
   // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
   st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
 }
@@ -171,6 +224,11 @@ void overlap_case(case_state& st) {
 
 std::string gbs(double v) { return fmt::format("{:.1f} GB/s", v); }
 
+struct transfer_policy {
+  /// Copies up to this size are described by their time (latency), not their bandwidth.
+  static constexpr std::int64_t latency_bytes = 64 << 10;
+};
+
 /// Best figure per (engine, memory, direction) at the largest size, against the link; the SM
 /// kernel against the copy engine; small-copy latency; overlap.
 void transfer_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -206,14 +264,23 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
     out.push_back(fmt::format("the SM kernel on mapped host memory at {}: {:.3f}x to {:.3f}x the copy engine (lowest: {} {})",
                               format_bytes(static_cast<double>(size)), worst->metric("vs_copy_engine"),
                               best->metric("vs_copy_engine"), worst->string_axis("memory"), worst->string_axis("direction")));
+  // The smallest copies are latency: said only where the run measured small ones.
   const auto smallest = copies.empty() ? 0 : present::int_values(copies, "bytes").front();
-  for (const char* engine : {"copy_engine", "sm_kernel"})
+  for (const char* engine : {"copy_engine", "sm_kernel"}) {
+    if (smallest > transfer_policy::latency_bytes) break;
     if (const auto* r = present::best_by(
             v.rows(present::where("copy", {{"engine", std::string(engine)}, {"memory", std::string("pinned")},
                                            {"direction", std::string("h2d")}, {"bytes", smallest}})),
             [](const case_result& x) { return -x.stats.median; }))
       out.push_back(fmt::format("a {}-byte pinned upload by the {}: {:.2f} us (latency, not bandwidth)", smallest,
                                 engine == std::string("sm_kernel") ? "SM kernel" : "copy engine", r->stats.median * 1e6));
+  }
+  std::string numa;
+  for (const auto* r : v.rows(present::where("numa", {{"node", std::string("far")}})))
+    if (r->metric("vs_near") > 0)
+      numa += fmt::format("{}{} {} {} {:.2f}x", numa.empty() ? "" : "; ", r->string_axis("memory"),
+                          r->string_axis("engine") == "sm_kernel" ? "SM" : "CE", r->string_axis("direction"), r->metric("vs_near"));
+  if (!numa.empty()) out.push_back("host memory on the far NUMA node against the near one: " + numa);
   std::map<std::string, double> t;
   for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
   if (t.count("overlapped") && t.count("serial") && t.count("kernel") && t.count("h2d") && t.count("d2h")) {
@@ -279,6 +346,17 @@ void register_transfer(registry& reg) {
                 .with_verify({std::int64_t{1}, std::int64_t{4}, std::int64_t{4099}, std::int64_t{1000003},
                               std::int64_t{1} << 24}))
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
+      .footprint([](const axis_point& p) {
+        return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
+      });
+  s.add("numa", copy_case)
+      .summary("the copy case with the host buffers on the NUMA node nearest the GPU or the farthest from it")
+      .axis(axis::strings("node", {"near", "far"}, "the host node sysfs puts nearest the GPU, or the farthest from that one"))
+      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory"))
+      .axis(axis::strings("memory", {"pageable", "pinned"}, "malloc-like pageable memory, or cudaHostAlloc"))
+      .axis(axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)"))
+      .axis(axis::pow2("bytes", {28}, "bytes per direction").with_verify({std::int64_t{1000003}}))
+      .baseline("node", std::string("near"), "vs_near")
       .footprint([](const axis_point& p) {
         return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
       });

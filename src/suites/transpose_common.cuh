@@ -38,8 +38,13 @@ inline std::size_t pitched_ld(long long row_elems) {
   return (static_cast<std::size_t>(row_elems) + align - 1) / align * align;
 }
 
-/// The point's matrices: its shape and leading dimensions (packed, or pitched where its layout
-/// says so; suites without a layout axis are packed).
+/// Leading dimensions of a skewed matrix: pitched, plus 512 bytes, so that no row starts a
+/// power-of-two distance from the next (a power-of-two row pitch lines up the rows of a tile
+/// on few DRAM channels when the address hash does not mix the higher bits).
+inline std::size_t skewed_ld(long long row_elems) { return pitched_ld(row_elems) + 512 / sizeof(float); }
+
+/// The point's matrices: its shape and leading dimensions (packed, pitched or skewed where its
+/// layout says so; suites without a layout axis are packed).
 struct matrix_layout {
   matrix_shape shape;
   std::size_t ld_in = 0, ld_out = 0;
@@ -49,9 +54,12 @@ struct matrix_layout {
 inline matrix_layout layout_of(const axis_point& p) {
   matrix_layout m;
   m.shape = parse_matrix_shape(p.get_string("shape"));
-  const bool pitched = p.has("layout") && p.get_string("layout") == "pitched";
-  m.ld_in = pitched ? pitched_ld(m.shape.cols) : static_cast<std::size_t>(m.shape.cols);
-  m.ld_out = pitched ? pitched_ld(m.shape.rows) : static_cast<std::size_t>(m.shape.rows);
+  const std::string layout = p.has("layout") ? p.get_string("layout") : "packed";
+  const auto ld = [&](long long n) {
+    return layout == "pitched" ? pitched_ld(n) : layout == "skewed" ? skewed_ld(n) : static_cast<std::size_t>(n);
+  };
+  m.ld_in = ld(m.shape.cols);
+  m.ld_out = ld(m.shape.rows);
   return m;
 }
 

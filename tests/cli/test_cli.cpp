@@ -389,3 +389,57 @@ TEST(Cli, GpuRunRecordsClockAndConvergence) {
   EXPECT_FALSE(row.stop.empty());
   ASSERT_TRUE(doc.timing.has_value());
 }
+
+// --concurrent: every GPU at once, a process each; each board writes its own file, and the
+// board's output comes back under its heading.
+TEST(Cli, GpuConcurrentRunsEveryBoardInItsOwnProcess) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string dir = ::testing::TempDir() + "memscope-concurrent/";
+  std::filesystem::remove_all(dir);
+  const auto r = run("run bandwidth/copy --quick --axis bytes=2^24 --axis type=f32 --device all --concurrent --json " + dir +
+                     "run.json");
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("at once (--concurrent)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("== GPU 0 =="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GPU 0 finished"), std::string::npos) << r.out;
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".json") {
+      ++files;
+      EXPECT_EQ(memscope::load_results(e.path().string()).results.size(), 5u) << e.path();
+    }
+  EXPECT_GE(files, 1u);
+  // Under a launcher every rank already runs at once.
+  const auto ranked = run("run bandwidth/copy --quick --concurrent", "SLURM_PROCID=0 SLURM_LOCALID=0 ");
+  EXPECT_EQ(ranked.code, memscope::exit_usage) << ranked.out;
+  EXPECT_NE(ranked.out.find("every rank already runs"), std::string::npos) << ranked.out;
+}
+
+// Two ranks of one job (as srun starts them), merged into one document whose report has a
+// table of both; the same rank file given twice is refused.
+TEST(Cli, GpuRankFilesMergeIntoOneFleetDocument) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string dir = ::testing::TempDir() + "memscope-ranks/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string args = "run bandwidth/copy --quick --quiet --axis bytes=2^24 --axis type=f32 --json " + dir + "bw.json";
+  std::vector<std::string> files;
+  for (int rank = 0; rank < 2; ++rank) {
+    const auto r = run(args, "SLURM_PROCID=" + std::to_string(rank) + " SLURM_LOCALID=0 SLURM_NTASKS=2 ");
+    ASSERT_EQ(r.code, 0) << r.out;
+    // One machine: both ranks name their file after this host and GPU 0; keep each rank's.
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().rfind("bw.", 0) == 0 && e.path().extension() == ".json") {
+        files.push_back(dir + "rank" + std::to_string(rank) + ".json");
+        std::filesystem::rename(e.path(), files.back());
+        break;
+      }
+  }
+  ASSERT_EQ(files.size(), 2u);
+  // One machine, one GPU: the ranks measured the same board, which merge must refuse.
+  const auto same = run("merge " + files[0] + " " + files[1] + " -o " + dir + "fleet.json");
+  EXPECT_EQ(same.code, memscope::exit_usage) << same.out;
+  EXPECT_NE(same.out.find("shared one GPU"), std::string::npos) << same.out;
+  const auto twice = run("merge " + files[0] + " " + files[0] + " -o " + dir + "fleet.json");
+  EXPECT_NE(twice.code, 0) << twice.out;
+}

@@ -4,6 +4,7 @@
 #include "harness/axis.hpp"
 #include "harness/launcher.hpp"
 #include "memscope/transfer/host_link.hpp"
+#include "memscope/transfer/numa.hpp"
 #include "report/fleet.hpp"
 #include "test_rows.hpp"
 
@@ -26,6 +27,7 @@ std::function<const char*(const char*)> env(std::map<std::string, std::string> v
 
 results_doc board(const std::string& host, const std::string& uuid, double copy_us, double read_us) {
   results_doc d;
+  d.mode = "run";
   d.host = host;
   d.device.uuid = uuid;
   d.device.name = "Test GPU";
@@ -115,6 +117,78 @@ TEST(Fleet, TwoBoardsStandOutTogether) {
   EXPECT_EQ(s[1].off, 0u);
 }
 
+// Rank files of one job: merge keeps each board's rows apart, the document reads back, and
+// report splits it into the same boards again.
+TEST(FleetMerge, RankFilesBecomeOneDocumentOfSeveralBoards) {
+  auto a = board("node1", "GPU-1", 100, 50), b = board("node2", "GPU-2", 125, 50);
+  a.rank = 0;
+  b.rank = 1;
+  b.device.ordinal = 0;
+  const auto m = merge({a, b}, {false, {"run.node1.gpu0.json", "run.node2.gpu0.json"}});
+  EXPECT_TRUE(m.fleet);
+  ASSERT_EQ(m.results.size(), 4u);
+  ASSERT_EQ(m.sources.size(), 2u);
+  EXPECT_EQ(m.sources[1].host, "node2");
+  EXPECT_EQ(m.sources[1].rank, 1);
+  const auto back = results_from_json(to_json(m), "fleet.json");
+  EXPECT_TRUE(back.fleet);
+  const auto boards = split_boards(back);
+  ASSERT_EQ(boards.size(), 2u);
+  EXPECT_EQ(boards[1].host, "node2");
+  EXPECT_EQ(boards[1].device.uuid, "GPU-2");
+  EXPECT_EQ(boards[1].rank, 1);
+  ASSERT_EQ(boards[1].results.size(), 2u);
+  EXPECT_EQ(boards[1].results[0].source, 0u);
+  EXPECT_TRUE(boards[1].sources.empty());  // one run per board: its own header again
+  EXPECT_NE(report::fleet_table(boards).back().find("cannot say which one"), std::string::npos);
+  // Another run of one board joins that board inside the fleet document.
+  auto c = board("node2", "GPU-2", 125, 50);
+  c.rank = 1;
+  c.results = {memscope::testing::timed_row("transfer", "copy", {}, 1e-3)};
+  const auto m2 = merge({m, c}, {false, {"fleet.json", "more.json"}});
+  EXPECT_TRUE(m2.fleet);
+  const auto boards2 = split_boards(m2);
+  ASSERT_EQ(boards2.size(), 2u);
+  EXPECT_EQ(boards2[1].results.size(), 3u);
+  EXPECT_EQ(boards2[1].sources.size(), 2u);
+  // The same board's point twice is still a repeat.
+  EXPECT_THROW(merge({m, b}, {false, {"fleet.json", "again.json"}}), results_error);
+}
+
+TEST(FleetMerge, BadJobsAreRefusedWithTheReason) {
+  auto a = board("node1", "GPU-1", 100, 50), b = board("node2", "GPU-2", 101, 50);
+  a.rank = 0;
+  b.rank = 0;  // rank 0 of two jobs
+  const auto message = [](const std::vector<results_doc>& docs) {
+    try {
+      merge(docs, {false, {"x.json", "y.json"}});
+    } catch (const results_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("merged");
+  };
+  EXPECT_NE(message({a, b}).find("rank 0 appears twice"), std::string::npos) << message({a, b});
+  b.rank = 1;
+  auto shared = board("node1", "GPU-1", 100, 50);  // rank 1 on rank 0's GPU
+  shared.rank = 1;
+  EXPECT_NE(message({a, shared}).find("shared one GPU"), std::string::npos) << message({a, shared});
+  auto newer = b;
+  newer.tool_version = "9.9.9";
+  EXPECT_NE(message({a, newer}).find("memscope 9.9.9"), std::string::npos) << message({a, newer});
+  // --replace joins runs into one profile; a fleet document cannot take part.
+  const auto fleet = merge({a, b});
+  EXPECT_THROW(merge({fleet, a}, {true, {}}), results_error);
+  // Without ranks or shared points, runs of two boards of one model join as one profile.
+  auto disjoint = board("node2", "GPU-2", 101, 50);
+  disjoint.results.front().suite = "other";
+  disjoint.results.back().suite = "other";
+  EXPECT_FALSE(merge({board("node1", "GPU-1", 100, 50), disjoint}).fleet);
+  // A fleet document whose run names no board is refused by the reader.
+  auto j = to_json(fleet);
+  j["sources"][1].erase("device");
+  EXPECT_THROW(results_from_json(j, "f.json"), results_error);
+}
+
 TEST(HostLink, PcieFromAFakeSysfs) {
   namespace fs = std::filesystem;
   const fs::path root = fs::temp_directory_path() / "memscope_fake_sysfs";
@@ -141,4 +215,43 @@ TEST(HostLink, PcieFromAFakeSysfs) {
   EXPECT_FALSE(transfer::read_host_link("garbage", false, root.string()).known);
   EXPECT_NE(transfer::read_host_link("0000:3b:00.0", true, root.string()).kind.find("NVLink-C2C"), std::string::npos);
   fs::remove_all(root);
+}
+
+TEST(Numa, NearAndFarNodesFromAFakeSysfs) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / "memscope_fake_numa";
+  fs::remove_all(root);
+  const auto node = [&](int id, const char* cpus, long long kb, const char* distance) {
+    const fs::path dir = root / "devices/system/node" / ("node" + std::to_string(id));
+    fs::create_directories(dir);
+    std::ofstream(dir / "cpulist") << cpus << "\n";
+    std::ofstream(dir / "meminfo") << "Node " << id << " MemTotal:       " << kb << " kB\nNode " << id << " MemFree: 1 kB\n";
+    std::ofstream(dir / "distance") << distance << "\n";
+  };
+  // Two sockets and a GPU-memory node without CPUs (as on Grace Hopper).
+  node(0, "0-31", 1 << 20, "10 21 40");
+  node(1, "32-63", 1 << 20, "21 10 30");
+  node(2, "", 1 << 20, "40 30 10");
+  std::ofstream(root / "devices/system/node/online") << "0-2\n";
+  const auto t = transfer::read_numa_topology(root.string());
+  ASSERT_EQ(t.nodes.size(), 3u);
+  EXPECT_EQ(t.host_nodes(), (std::vector<int>{0, 1}));
+  EXPECT_EQ(transfer::near_node(t, 1).node, 1);
+  EXPECT_EQ(transfer::far_node(t, 1).node, 0);
+  EXPECT_EQ(transfer::near_node(t, 2).node, 1);  // the GPU's own node has no CPUs: the nearest host node
+  const auto unknown = transfer::near_node(t, -1);
+  EXPECT_EQ(unknown.node, -1);
+  EXPECT_NE(unknown.why.find("does not say"), std::string::npos) << unknown.why;
+  // One host node: it is the near node even where the GPU's node is unknown, and there is no far one.
+  fs::remove_all(root);
+  node(0, "0-7", 1 << 20, "10");
+  std::ofstream(root / "devices/system/node/online") << "0\n";
+  const auto one = transfer::read_numa_topology(root.string());
+  EXPECT_EQ(transfer::near_node(one, -1).node, 0);
+  const auto far = transfer::far_node(one, 0);
+  EXPECT_EQ(far.node, -1);
+  EXPECT_NE(far.why.find("one NUMA node"), std::string::npos) << far.why;
+  EXPECT_TRUE(transfer::read_numa_topology((root / "absent").string()).nodes.empty());
+  EXPECT_EQ(transfer::detail::parse_id_list("0-3,8,10-11"), (std::vector<int>{0, 1, 2, 3, 8, 10, 11}));
+  EXPECT_TRUE(transfer::detail::parse_id_list("3-1").empty());
 }

@@ -92,7 +92,8 @@ void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cuda
 /// stores cover 32 banks, and a warp's column reads (8 output chunks x 4 columns) 32 different
 /// banks. `Band` > 0 orders the blocks down bands of Band tile rows (consecutive blocks take
 /// the tiles below each other), so the blocks running at once write longer runs of each output
-/// row. `Streaming` marks loads and stores evict-first. Rows whose vectors could not be 16-byte
+/// row; `Band` < 0 orders them diagonally (consecutive blocks take tiles from every tile row and
+/// column). `Streaming` marks loads and stores evict-first. Rows whose vectors could not be 16-byte
 /// aligned (a leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
 /// (launch_vector); the matrix's ragged edges move element by element.
 template <int TileRows, int TileCols, int Threads, int Band = 0, bool Streaming = true>
@@ -120,7 +121,14 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
   static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
   __shared__ uint4 tile[P::tile_rows][P::chunks];
   int tx = blockIdx.x, ty = blockIdx.y;
-  if constexpr (P::band > 0) {
+  if constexpr (P::band < 0) {
+    // Diagonal order: the blocks running at once (consecutive ids) take tiles from every tile
+    // row and column, so their reads and their writes both spread over the whole matrix.
+    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
+    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
+    ty = b % tiles_y;
+    tx = (b / tiles_y + ty) % tiles_x;
+  } else if constexpr (P::band > 0) {
     const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
     const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
     const int band = b / (P::band * tiles_x), in_band = b % (P::band * tiles_x);

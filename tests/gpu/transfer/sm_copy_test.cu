@@ -6,10 +6,13 @@
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/transfer/host_link.hpp"
 #include "memscope/transfer/host_memory.hpp"
+#include "memscope/transfer/numa.hpp"
 #include "memscope/transfer/managed.hpp"
 #include "memscope/transfer/sm_copy.cuh"
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -103,5 +106,33 @@ TEST(TransferGpu, ManagedPagesReadByTheGpuAfterFaultAndPrefetch) {
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     std::size_t first = 0;
     EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u) << "back on the host n=" << n;
+  }
+}
+
+// Host memory placed on the NUMA node nearest the GPU lands there, for every kind (pageable and
+// registered through mbind, pinned under the thread's binding), and the copy through it is
+// exact. Where the system will not bind (a container forbidding memory policies), it says why.
+TEST(TransferGpu, HostMemoryLandsOnTheNumaNodeAsked) {
+  MEMSCOPE_REQUIRE_GPU();
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  char bus[32] = {};
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  const auto near = tr::near_node(tr::read_numa_topology(), tr::read_host_link(bus, false).numa_node);
+  if (near.node < 0) GTEST_SKIP() << near.why;
+  for (auto kind : {tr::host_kind::pageable, tr::host_kind::registered, tr::host_kind::pinned, tr::host_kind::write_combined}) {
+    constexpr std::size_t bytes = (std::size_t{1} << 20) + 13;
+    try {
+      tr::host_memory h(kind, bytes, near.node);
+      std::vector<std::uint8_t> want(bytes);
+      for (std::size_t i = 0; i < bytes; ++i) want[i] = static_cast<std::uint8_t>(i * 7 + 3);
+      std::memcpy(h.data(), want.data(), bytes);  // first touch: pageable pages are allocated here
+      EXPECT_EQ(h.first_page_node(), near.node) << tr::to_string(kind) << " (" << near.why << ")";
+      device_buffer<std::uint8_t> d(bytes);
+      MEMSCOPE_CUDA_CALL(cudaMemcpy(d.data(), h.data(), bytes, cudaMemcpyHostToDevice));
+      EXPECT_EQ(d.to_host(), want) << tr::to_string(kind);
+    } catch (const tr::numa_error& e) {
+      GTEST_SKIP() << e.what();
+    }
   }
 }
