@@ -398,7 +398,8 @@ int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only)
 
 int do_run(const run_flags& given, bool verify_only, const std::string& command) {
   run_flags f = given;
-  if (concurrent_board() >= 0) {
+  const bool board_process = concurrent_board() >= 0;
+  if (board_process) {
     // A board process: the parent shows the progress, and reads the results from where it said.
     f.quiet = true;
     if (const char* json = std::getenv(concurrent_json_variable); json && f.json_path.empty()) f.json_path = json;
@@ -407,7 +408,7 @@ int do_run(const run_flags& given, bool verify_only, const std::string& command)
   // checked here once for every board.
   (void)plan_run(builtin_registry(), request_from(f, verify_only, command));
   const board_plan b = plan_boards(f);
-  if (f.concurrent && concurrent_board() < 0) return do_run_concurrent(f, b, verify_only);
+  if (f.concurrent && !board_process) return do_run_concurrent(f, b, verify_only);
   if (!b.per_board_names) {
     run_flags g = f;
     g.device = b.devices.front();
@@ -603,11 +604,8 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
   check_outputs({out}, files);
   for (std::size_t i = 0; i < files.size(); ++i)
-    for (std::size_t k = 0; k < i; ++k) {
-      std::error_code ea, eb;
-      if (std::filesystem::equivalent(files[i], files[k], ea) && !ea && !eb)
-        throw usage_error("merge: '" + files[i] + "' is given twice");
-    }
+    for (std::size_t k = 0; k < i; ++k)
+      if (same_file(files[i], files[k])) throw usage_error("merge: '" + files[i] + "' is given twice");
   std::vector<results_doc> docs;
   for (const auto& p : files) docs.push_back(load_current(p));
   merge_options opt;

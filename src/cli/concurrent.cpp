@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -65,24 +66,21 @@ std::vector<board_process> run_boards_at_once(const std::vector<std::string>& ar
     pids.push_back(pid);
     out.push_back(std::move(b));
   }
-  for (std::size_t left = pids.size(); left > 0; --left) {
+  for (std::size_t left = pids.size(); left > 0;) {
     int status = 0;
     const pid_t pid = waitpid(-1, &status, 0);
     if (pid < 0) {
-      if (errno == EINTR) {
-        ++left;
-        continue;
-      }
+      if (errno == EINTR) continue;
       break;
     }
-    for (std::size_t i = 0; i < pids.size(); ++i)
-      if (pids[i] == pid) {
-        pids[i] = 0;
-        auto& b = out[i];
-        b.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        b.seconds = std::chrono::duration<double>(clock::now() - start).count();
-        if (on_exit) on_exit(b);
-      }
+    const auto at = std::find(pids.begin(), pids.end(), pid);
+    if (at == pids.end()) continue;  // not a board process
+    *at = 0;
+    --left;
+    auto& b = out[static_cast<std::size_t>(at - pids.begin())];
+    b.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    b.seconds = std::chrono::duration<double>(clock::now() - start).count();
+    if (on_exit) on_exit(b);
   }
   return out;
 }

@@ -1,11 +1,11 @@
 #include "harness/nvml_nvlink.hpp"
 
+#include "harness/nvml_library.hpp"
 #include "memscope/transfer/host_link.hpp"
 
 #include <fmt/format.h>
 
-#include <dlfcn.h>
-
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -15,10 +15,8 @@
 namespace memscope {
 namespace {
 
-// NVML's ABI for the calls used, declared here so that no NVML header is needed to build
+// NVML's ABI for the NVLink calls, declared here so that no NVML header is needed to build
 // (nvml.h: nvmlFieldValue_t, nvmlPciInfo_t and the NVML_FI_DEV_NVLINK_* field ids).
-using nvml_return = int;
-using nvml_device = struct nvml_device_st*;
 union nvml_value {
   double d;
   unsigned ui;
@@ -34,7 +32,7 @@ struct nvml_field_value {
   long long timestamp;
   long long latency_us;
   int value_type;
-  nvml_return result;
+  nvml::result result;
   nvml_value value;
 };
 struct nvml_pci_info {
@@ -47,65 +45,57 @@ constexpr unsigned field_speed = 164;      // NVML_FI_DEV_NVLINK_GET_SPEED (MBps
 constexpr unsigned field_state = 165;      // NVML_FI_DEV_NVLINK_GET_STATE
 constexpr unsigned field_version = 166;    // NVML_FI_DEV_NVLINK_GET_VERSION
 constexpr unsigned max_links = 18;         // NVML_NVLINK_MAX_LINKS in NVML 12 on
-constexpr nvml_return nvml_success = 0;
+using fields_fn = nvml::result (*)(nvml::device, int, nvml_field_value*);
+using remote_pci_fn = nvml::result (*)(nvml::device, unsigned, nvml_pci_info*);
+using remote_type_fn = nvml::result (*)(nvml::device, unsigned, int*);
 
-using init_fn = nvml_return (*)();
-using shutdown_fn = nvml_return (*)();
-using by_uuid_fn = nvml_return (*)(const char*, nvml_device*);
-using fields_fn = nvml_return (*)(nvml_device, int, nvml_field_value*);
-using remote_pci_fn = nvml_return (*)(nvml_device, unsigned, nvml_pci_info*);
-using remote_type_fn = nvml_return (*)(nvml_device, unsigned, int*);
+/// Active links taken together: how many, their speeds and their NVLink version.
+struct link_group {
+  int links = 0;
+  double total = 0, slowest = 0, fastest = 0;
+  std::set<unsigned> versions;
 
-class library {
- public:
-  library() : lib_(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {}
-  ~library() {
-    if (shutdown_) shutdown_();
-    if (lib_) dlclose(lib_);
+  void add(const nvlink_link& l) {
+    slowest = links == 0 ? l.gbps : std::min(slowest, l.gbps);
+    fastest = std::max(fastest, l.gbps);
+    ++links;
+    total += l.gbps;
+    versions.insert(l.version);
   }
-  library(const library&) = delete;
-  library& operator=(const library&) = delete;
-  void* sym(const char* name) const { return lib_ ? dlsym(lib_, name) : nullptr; }
-  bool open() const { return lib_ != nullptr; }
-  void started() { shutdown_ = reinterpret_cast<shutdown_fn>(sym("nvmlShutdown")); }
-
- private:
-  void* lib_;
-  shutdown_fn shutdown_ = nullptr;
+  /// "NVLink 4.0" where every link reports one known version; "NVLink" otherwise.
+  std::string version() const {
+    // NVML's version codes (nvmlNvlinkVersion_t): 1 is 1.0, 2 is 2.0, 3 is 2.2, 4 is 3.0, ...
+    static const char* const names[] = {"", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};
+    const unsigned code = versions.size() == 1 ? *versions.begin() : 0;
+    return code > 0 && code < std::size(names) ? std::string("NVLink ") + names[code] : std::string("NVLink");
+  }
+  /// One link's speed, or the range where they differ.
+  std::string speed() const {
+    return slowest == fastest ? fmt::format("{:.1f} GB/s", fastest) : fmt::format("{:.1f}-{:.1f} GB/s", slowest, fastest);
+  }
 };
 
 }  // namespace
 
 nvlink_state read_nvlinks(const std::string& gpu_uuid) {
   nvlink_state st;
-  library lib;
-  if (!lib.open()) {
-    st.note = "the NVIDIA management library (libnvidia-ml.so.1) is not installed: NVLinks unknown";
+  const nvml::gpu gpu(gpu_uuid);
+  if (!gpu.ok()) {
+    st.note = gpu.why() + ": NVLinks unknown";
     return st;
   }
-  const auto init = reinterpret_cast<init_fn>(lib.sym("nvmlInit_v2"));
-  const auto by_uuid = reinterpret_cast<by_uuid_fn>(lib.sym("nvmlDeviceGetHandleByUUID"));
-  const auto fields = reinterpret_cast<fields_fn>(lib.sym("nvmlDeviceGetFieldValues"));
-  auto remote_pci = reinterpret_cast<remote_pci_fn>(lib.sym("nvmlDeviceGetNvLinkRemotePciInfo_v2"));
-  const auto remote_type = reinterpret_cast<remote_type_fn>(lib.sym("nvmlDeviceGetNvLinkRemoteDeviceType"));
-  if (!init || !by_uuid || !fields || !remote_pci) {
+  const auto fields = gpu.entry<fields_fn>("nvmlDeviceGetFieldValues");
+  const auto remote_pci = gpu.entry<remote_pci_fn>("nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  const auto remote_type = gpu.entry<remote_type_fn>("nvmlDeviceGetNvLinkRemoteDeviceType");
+  if (!fields || !remote_pci) {
     st.note = "the NVIDIA management library lacks the NVLink queries (too old a driver): NVLinks unknown";
     return st;
   }
-  if (const int rc = init(); rc != nvml_success) {
-    st.note = fmt::format("the NVIDIA management library did not start (nvmlInit returned {}): NVLinks unknown", rc);
-    return st;
-  }
-  lib.started();
-  nvml_device dev = nullptr;
-  if (const int rc = by_uuid(gpu_uuid.c_str(), &dev); rc != nvml_success) {
-    st.note = fmt::format("the NVIDIA management library does not know GPU {} (error {}): NVLinks unknown", gpu_uuid, rc);
-    return st;
-  }
+  const nvml::device dev = gpu.handle();
   nvml_field_value count{};
   count.field_id = field_link_count;
   unsigned n = max_links;
-  if (fields(dev, 1, &count) == nvml_success && count.result == nvml_success) n = std::min(count.value.ui, max_links);
+  if (fields(dev, 1, &count) == nvml::success && count.result == nvml::success) n = std::min(count.value.ui, max_links);
   st.read = true;
   for (unsigned link = 0; link < n; ++link) {
     nvml_field_value v[3] = {};
@@ -113,17 +103,17 @@ nvlink_state read_nvlinks(const std::string& gpu_uuid) {
     v[1].field_id = field_speed;
     v[2].field_id = field_version;
     for (auto& f : v) f.scope_id = link;
-    if (fields(dev, 3, v) != nvml_success || v[0].result != nvml_success) continue;  // no such link
+    if (fields(dev, 3, v) != nvml::success || v[0].result != nvml::success) continue;  // no such link
     nvlink_link l;
     l.index = link;
     l.active = v[0].value.ui == 1;
-    if (v[1].result == nvml_success) l.gbps = v[1].value.ui / 1000.0;
-    if (v[2].result == nvml_success) l.version = v[2].value.ui;
+    if (v[1].result == nvml::success) l.gbps = v[1].value.ui / 1000.0;
+    if (v[2].result == nvml::success) l.version = v[2].value.ui;
     if (l.active) {
       nvml_pci_info pci{};
-      if (remote_pci(dev, link, &pci) == nvml_success) l.far_bus_id.assign(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id));
+      if (remote_pci(dev, link, &pci) == nvml::success) l.far_bus_id.assign(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id));
       int type = -1;
-      if (remote_type && remote_type(dev, link, &type) == nvml_success)
+      if (remote_type && remote_type(dev, link, &type) == nvml::success)
         l.far_end = type == 0 ? nvlink_far_end::gpu : type == 2 ? nvlink_far_end::switch_ : nvlink_far_end::other;
     }
     st.links.push_back(l);
@@ -132,36 +122,20 @@ nvlink_state read_nvlinks(const std::string& gpu_uuid) {
   return st;
 }
 
-namespace {
-std::string version_name(unsigned code) {
-  // NVML's version codes (nvmlNvlinkVersion_t): 1 is 1.0, 2 is 2.0, 3 is 2.2, 4 is 3.0, ...
-  static const char* const names[] = {"", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0", "6.0"};
-  return code > 0 && code < std::size(names) ? std::string("NVLink ") + names[code] : std::string("NVLink");
-}
-}  // namespace
-
 std::string describe_nvlinks(const nvlink_state& self) {
   if (!self.read) return self.note;
   if (self.links.empty()) return "none (NVML reports no NVLink on this GPU)";
-  int active = 0;
-  double total = 0, slowest = 0, fastest = 0;
-  std::set<unsigned> versions;
+  link_group active;
   std::map<std::string, int> ends;
   for (const auto& l : self.links) {
     if (!l.active) continue;
-    slowest = active == 0 ? l.gbps : std::min(slowest, l.gbps);
-    fastest = std::max(fastest, l.gbps);
-    ++active;
-    total += l.gbps;
-    versions.insert(l.version);
+    active.add(l);
     const char* kind = l.far_end == nvlink_far_end::gpu ? "GPU" : l.far_end == nvlink_far_end::switch_ ? "NVSwitch" : "device";
     ++ends[std::string(kind) + " " + (l.far_bus_id.empty() ? std::string("?") : l.far_bus_id)];
   }
-  std::string out = fmt::format("{} of {} active", active, self.links.size());
-  if (active == 0) return out;
-  out += fmt::format(", {}, {} per link and direction ({:.1f} GB/s)", version_name(versions.size() == 1 ? *versions.begin() : 0),
-                     slowest == fastest ? fmt::format("{:.1f} GB/s", fastest) : fmt::format("{:.1f}-{:.1f} GB/s", slowest, fastest),
-                     total);
+  std::string out = fmt::format("{} of {} active", active.links, self.links.size());
+  if (active.links == 0) return out;
+  out += fmt::format(", {}, {} per link and direction ({:.1f} GB/s)", active.version(), active.speed(), active.total);
   std::string far;
   for (const auto& [end, n] : ends) far += fmt::format("{}{} to {}", far.empty() ? "" : ", ", n, end);
   return out + "; far ends: " + far;
@@ -174,8 +148,7 @@ nvlink_path nvlink_to(const nvlink_state& self, const std::string& peer_bus_id) 
     return p;
   }
   const std::string peer = transfer::sysfs_bus_id(peer_bus_id);
-  std::set<unsigned> versions;
-  double fastest = 0, slowest = 0;
+  link_group reaching;
   bool via_switch = false;
   for (const auto& l : self.links) {
     if (!l.active) continue;
@@ -183,22 +156,17 @@ nvlink_path nvlink_to(const nvlink_state& self, const std::string& peer_bus_id) 
     const bool switched = l.far_end == nvlink_far_end::switch_;
     if (!direct && !switched) continue;
     via_switch = via_switch || switched;
-    ++p.links;
-    p.gbps_per_direction += l.gbps;
-    versions.insert(l.version);
-    fastest = std::max(fastest, l.gbps);
-    slowest = p.links == 1 ? l.gbps : std::min(slowest, l.gbps);
+    reaching.add(l);
   }
+  p.links = reaching.links;
+  p.gbps_per_direction = reaching.total;
   if (p.links == 0) {
     p.text = self.links.empty() ? "no NVLink (NVML reports none on this GPU)"
                                 : "no active NVLink reaches this peer (NVML): the path is PCIe";
     return p;
   }
-  const std::string speed = fastest == slowest ? fmt::format("{:.1f} GB/s", fastest)
-                                                : fmt::format("{:.1f}-{:.1f} GB/s", slowest, fastest);
-  p.text = fmt::format("{} x{}{} (NVML: {} per link and direction, the signalling rate)",
-                       version_name(versions.size() == 1 ? *versions.begin() : 0), p.links,
-                       via_switch ? " through NVSwitch" : "", speed);
+  p.text = fmt::format("{} x{}{} (NVML: {} per link and direction, the signalling rate)", reaching.version(), p.links,
+                       via_switch ? " through NVSwitch" : "", reaching.speed());
   return p;
 }
 

@@ -1,23 +1,15 @@
 #include "harness/nvml_telemetry.hpp"
 
-#include <dlfcn.h>
+#include "harness/nvml_library.hpp"
 
 #include <cstdio>
 
 namespace memscope {
 namespace {
 
-// The few NVML entry points used, declared here so that no NVML header or library is needed
-// to build: the ABI of these calls has been stable since NVML's first versions.
-using nvml_return = int;
-using nvml_device = struct nvml_device_st*;
-using init_fn = nvml_return (*)();
-using shutdown_fn = nvml_return (*)();
-using by_uuid_fn = nvml_return (*)(const char*, nvml_device*);
-using power_fn = nvml_return (*)(nvml_device, unsigned*);
-using temperature_fn = nvml_return (*)(nvml_device, int, unsigned*);
-using reasons_fn = nvml_return (*)(nvml_device, unsigned long long*);
-constexpr nvml_return nvml_success = 0;
+using power_fn = nvml::result (*)(nvml::device, unsigned*);
+using temperature_fn = nvml::result (*)(nvml::device, int, unsigned*);
+using reasons_fn = nvml::result (*)(nvml::device, unsigned long long*);
 constexpr int nvml_temperature_gpu = 0;
 
 struct reason_name {
@@ -40,47 +32,26 @@ constexpr reason_name reason_names[] = {
 }  // namespace
 
 struct nvml_telemetry::impl {
-  void* lib = nullptr;
-  shutdown_fn shutdown = nullptr;
+  explicit impl(const std::string& uuid) : gpu(uuid) {}
+  nvml::gpu gpu;
   power_fn power = nullptr;
   temperature_fn temperature = nullptr;
   reasons_fn reasons = nullptr;
-  nvml_device dev = nullptr;
-  ~impl() {
-    if (shutdown) shutdown();
-    if (lib) dlclose(lib);
-  }
 };
 
 nvml_telemetry::nvml_telemetry(const std::string& gpu_uuid) {
-  auto p = std::make_unique<impl>();
-  p->lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!p->lib) {
-    note_ = "NVIDIA management library (libnvidia-ml.so.1) not found: power, temperature and clock-limit reasons "
-            "are not recorded (the SM clock is, by the GPU itself)";
+  constexpr const char* not_recorded = ": power, temperature and clock-limit reasons are not recorded";
+  auto p = std::make_unique<impl>(gpu_uuid);
+  if (!p->gpu.ok()) {
+    note_ = p->gpu.why() + not_recorded + (p->gpu.found() ? "" : " (the SM clock is, by the GPU itself)");
     return;
   }
-  const auto sym = [&](const char* name) { return dlsym(p->lib, name); };
-  const auto init = reinterpret_cast<init_fn>(sym("nvmlInit_v2"));
-  const auto by_uuid = reinterpret_cast<by_uuid_fn>(sym("nvmlDeviceGetHandleByUUID"));
-  p->power = reinterpret_cast<power_fn>(sym("nvmlDeviceGetPowerUsage"));
-  p->temperature = reinterpret_cast<temperature_fn>(sym("nvmlDeviceGetTemperature"));
-  p->reasons = reinterpret_cast<reasons_fn>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
-  if (!p->reasons) p->reasons = reinterpret_cast<reasons_fn>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
-  if (!init || !by_uuid || !p->power || !p->temperature || !p->reasons) {
-    note_ = "the NVIDIA management library lacks an entry point memscope needs: power, temperature and clock-limit "
-            "reasons are not recorded";
-    return;
-  }
-  if (const int rc = init(); rc != nvml_success) {
-    note_ = "the NVIDIA management library did not start (nvmlInit returned " + std::to_string(rc) +
-            "): power, temperature and clock-limit reasons are not recorded";
-    return;
-  }
-  p->shutdown = reinterpret_cast<shutdown_fn>(sym("nvmlShutdown"));
-  if (const int rc = by_uuid(gpu_uuid.c_str(), &p->dev); rc != nvml_success) {
-    note_ = "the NVIDIA management library does not know GPU " + gpu_uuid + " (error " + std::to_string(rc) +
-            "): power, temperature and clock-limit reasons are not recorded";
+  p->power = p->gpu.entry<power_fn>("nvmlDeviceGetPowerUsage");
+  p->temperature = p->gpu.entry<temperature_fn>("nvmlDeviceGetTemperature");
+  p->reasons = p->gpu.entry<reasons_fn>("nvmlDeviceGetCurrentClocksEventReasons");
+  if (!p->reasons) p->reasons = p->gpu.entry<reasons_fn>("nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (!p->power || !p->temperature || !p->reasons) {
+    note_ = std::string("the NVIDIA management library lacks an entry point memscope needs") + not_recorded;
     return;
   }
   note_ = "power, temperature and clock-limit reasons from the NVIDIA management library, read after each point";
@@ -93,8 +64,9 @@ std::optional<nvml_reading> nvml_telemetry::read() const {
   if (!impl_) return std::nullopt;
   unsigned mw = 0, temp = 0;
   unsigned long long reasons = 0;
-  if (impl_->power(impl_->dev, &mw) != nvml_success || impl_->temperature(impl_->dev, nvml_temperature_gpu, &temp) != nvml_success ||
-      impl_->reasons(impl_->dev, &reasons) != nvml_success)
+  const nvml::device dev = impl_->gpu.handle();
+  if (impl_->power(dev, &mw) != nvml::success || impl_->temperature(dev, nvml_temperature_gpu, &temp) != nvml::success ||
+      impl_->reasons(dev, &reasons) != nvml::success)
     return std::nullopt;
   nvml_reading r;
   r.power_w = mw / 1000.0;

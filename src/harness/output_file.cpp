@@ -27,11 +27,6 @@ fs::path resolved(const std::string& p) {
   return ec ? fs::absolute(fs::path(p)) : r;
 }
 
-bool same_file(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
-  return resolved(a) == resolved(b);
-}
 
 void check_writable(const std::string& path) {
   std::error_code ec;
@@ -64,6 +59,12 @@ void create_parent_directories(const std::string& path) {
   if (fs::is_directory(dir, ec)) return;
   fs::create_directories(dir, ec);
   if (ec) throw io_error("cannot write '" + path + "': cannot create directory '" + dir.string() + "': " + ec.message());
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return resolved(a) == resolved(b);
 }
 
 void check_outputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {

@@ -17,6 +17,9 @@ class io_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Whether two paths name one file (the same inode where both exist, else the same resolved path).
+bool same_file(const std::string& a, const std::string& b);
+
 /// Throws io_error for an output that cannot be written (no such directory, no permission, a
 /// directory) and usage_error for an output that is also an input or named twice. Empty paths
 /// are ignored.

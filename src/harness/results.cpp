@@ -629,6 +629,32 @@ void check_ranks(const std::vector<results_source>& runs) {
   }
 }
 
+/// A document's header from the runs it lists: one run's own header again (the list dropped),
+/// or several runs' commands joined, their commit where they agree, and the latest time.
+void header_from_runs(results_doc& d) {
+  if (d.sources.empty()) return;
+  if (d.sources.size() == 1) {
+    const auto& s = d.sources.front();
+    d.commit = s.commit;
+    d.created_utc = s.created_utc;
+    d.command = s.command;
+    d.copy_ceiling_gbps = s.copy_ceiling_gbps;
+    d.sources.clear();
+    return;
+  }
+  std::string cmd;
+  bool same_commit = true;
+  d.created_utc.clear();
+  for (std::size_t i = 0; i < d.sources.size(); ++i) {
+    const auto& s = d.sources[i];
+    cmd += (i ? " + " : "") + s.command;
+    same_commit = same_commit && s.commit == d.sources.front().commit;
+    d.created_utc = std::max(d.created_utc, s.created_utc);
+  }
+  d.command = cmd;
+  d.commit = same_commit ? d.sources.front().commit : "several (see sources)";
+}
+
 }  // namespace
 
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
@@ -705,17 +731,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
     }
   }
   for (const auto& r : out.results) ++out.sources[r.source].rows;
-  if (docs.size() == 1 && docs.front().sources.empty()) out.sources.clear();  // one run stays one run
-  else {
-    std::string cmd;
-    for (std::size_t i = 0; i < out.sources.size(); ++i) cmd += (i ? " + " : "") + out.sources[i].command;
-    out.command = cmd;
-    // The header's commit and time are those of the runs when they agree.
-    bool same_commit = true;
-    for (const auto& s : out.sources) same_commit = same_commit && s.commit == out.sources.front().commit;
-    out.commit = same_commit ? out.sources.front().commit : "several (see sources)";
-    for (const auto& s : out.sources) out.created_utc = std::max(out.created_utc, s.created_utc);
-  }
+  header_from_runs(out);
   if (out.fleet) out.rank = -1;  // the header is the first board's; ranks are the sources'
   return out;
 }
@@ -751,24 +767,7 @@ std::vector<results_doc> split_boards(const results_doc& doc) {
     r.source = index_in_board[r.source];
     b.results.push_back(std::move(r));
   }
-  for (auto& b : boards) {
-    if (b.sources.size() == 1) {  // one run: its own header again
-      const auto& s = b.sources.front();
-      b.commit = s.commit;
-      b.created_utc = s.created_utc;
-      b.command = s.command;
-      b.sources.clear();
-    } else {
-      std::string cmd;
-      bool same_commit = true;
-      for (std::size_t i = 0; i < b.sources.size(); ++i) {
-        cmd += (i ? " + " : "") + b.sources[i].command;
-        same_commit = same_commit && b.sources[i].commit == b.sources.front().commit;
-      }
-      b.command = cmd;
-      b.commit = same_commit ? b.sources.front().commit : "several (see sources)";
-    }
-  }
+  for (auto& b : boards) header_from_runs(b);
   return boards;
 }
 

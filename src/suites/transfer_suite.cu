@@ -331,35 +331,42 @@ std::optional<present::fact_value> overlap_fact(const present::suite_view& v, st
                              t["serial"] / t["overlapped"], "", ""};
 }
 
+// The copy and numa cases move the same copies: one declaration of their shared axes.
+axis engine_axis() {
+  return axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory");
+}
+axis direction_axis() {
+  return axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)");
+}
+std::uint64_t copy_footprint(const axis_point& p) {
+  return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
+}
+
 }  // namespace
 
 void register_transfer(registry& reg) {
   suite s{reg, "transfer", "host <-> GPU: pageable, pinned, write-combined, registered; copy engine vs SM zero-copy; overlap"};
   s.add("copy", copy_case)
       .summary("bytes between host memory and the GPU, by the copy engine or an SM kernel on mapped memory")
-      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory"))
+      .axis(engine_axis())
       .axis(axis::strings("memory", {"pageable", "pinned", "write_combined", "registered"},
                           "malloc, cudaHostAlloc, cudaHostAlloc write-combined, malloc + cudaHostRegister"))
-      .axis(axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)"))
+      .axis(direction_axis())
       .axis(axis::pow2("bytes", {2, 6, 10, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32}, "bytes per direction")
                 .with_quick({std::int64_t{4}, std::int64_t{1} << 16, std::int64_t{1} << 26})
                 .with_verify({std::int64_t{1}, std::int64_t{4}, std::int64_t{4099}, std::int64_t{1000003},
                               std::int64_t{1} << 24}))
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
-      .footprint([](const axis_point& p) {
-        return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
-      });
+      .footprint(copy_footprint);
   s.add("numa", copy_case)
       .summary("the copy case with the host buffers on the NUMA node nearest the GPU or the farthest from it")
       .axis(axis::strings("node", {"near", "far"}, "the host node sysfs puts nearest the GPU, or the farthest from that one"))
-      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory"))
+      .axis(engine_axis())
       .axis(axis::strings("memory", {"pageable", "pinned"}, "malloc-like pageable memory, or cudaHostAlloc"))
-      .axis(axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)"))
+      .axis(direction_axis())
       .axis(axis::pow2("bytes", {28}, "bytes per direction").with_verify({std::int64_t{1000003}}))
       .baseline("node", std::string("near"), "vs_near")
-      .footprint([](const axis_point& p) {
-        return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
-      });
+      .footprint(copy_footprint);
   s.add("overlap", overlap_case)
       .summary("a device-memory kernel, an upload and a download (pinned): alone, on one stream, on three")
       .axis(axis::strings("work", {"kernel", "h2d", "d2h", "serial", "overlapped"}, "what one launch enqueues"))

@@ -114,6 +114,13 @@ void vector_tiles_case(case_state& st) {
   throw usage_error("transpose/vector_tiles: no tile choice '" + name + "'");
 }
 
+/// The matrices' layouts (transpose_common.cuh's layout_of reads them), for both cases.
+axis layout_axis() {
+  return axis::strings("layout", {"packed", "pitched", "skewed"},
+                       "packed rows (ld = the row length), rows padded to 512 bytes (cudaMallocPitch's pitch), or "
+                       "padded 512 bytes more (no power-of-two row pitch)");
+}
+
 void transpose_findings(const present::suite_view& v, std::vector<std::string>& out) {
   // The sm_copy rows are the ceiling, not a transpose: compared with, never the best.
   const auto kernels = present::filter(v.rows(present::case_is("float")),
@@ -157,10 +164,7 @@ void register_transpose(registry& reg) {
                 .with_verify({std::string("1x1"), std::string("1x1000"), std::string("1000x1"), std::string("33x31"),
                               std::string("257x1023"), std::string("2053x3001")})
                 .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
-      .axis(axis::strings("layout", {"packed", "pitched", "skewed"},
-                          "packed rows (ld = the row length), rows padded to 512 bytes (cudaMallocPitch's pitch), or "
-                          "padded 512 bytes more (no power-of-two row pitch)")
-                .with_quick({std::string("packed"), std::string("pitched")}))
+      .axis(layout_axis().with_quick({std::string("packed"), std::string("pitched")}))
       .footprint(transpose_footprint)
       .baseline("kernel", std::string("naive"), "speedup_vs_naive")
       .baseline("kernel", std::string("sm_copy"), "vs_sm_copy", throughput_ratio);
@@ -173,8 +177,7 @@ void register_transpose(registry& reg) {
       .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192"}, "ROWSxCOLS, any")
                 .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
                 .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
-      .axis(axis::strings("layout", {"packed", "pitched", "skewed"}, "packed, rows padded to 512 bytes, or 512 bytes more")
-                .with_quick({std::string("packed")}))
+      .axis(layout_axis().with_quick({std::string("packed")}))
       .footprint(transpose_footprint)
       .baseline("tiles", std::string("64x64/256"), "speedup_vs_64x64");
 
