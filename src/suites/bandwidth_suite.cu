@@ -9,6 +9,8 @@
 #include "present/findings.hpp"
 
 #include <fmt/format.h>
+
+#include <optional>
 #include "harness/state.hpp"
 #include "suites/suites.hpp"
 
@@ -47,6 +49,13 @@ void with_element_type(case_state& st, Fn&& fn) {
 axis kernel_axis() {
   return axis::strings("kernel", {"oneshot", "oneshot_x8", "oneshot_streaming", "tiled_persistent", "grid_stride"},
                        "one block per tile (4 or 8 loads, evict-first hints) vs persistent grids");
+}
+
+/// The read case's `kernel` axis: the same reads in two orders.
+axis read_kernel_axis() {
+  return axis::strings("kernel", {"oneshot", "grid_stride"},
+                       "one block per tile (the blocks in flight read one compact window) vs a persistent "
+                       "grid-stride grid (the order of memscope's one-launch sums)");
 }
 
 /// Calls fn(variant) for the point's `kernel` (the default variant when it has none).
@@ -104,9 +113,14 @@ void read_case(case_state& st) {
     // Small integers: every partial sum is exact in float, so the total must match exactly.
     device_buffer<T> a(n);
     fill_hash(as_floats(a.data()), n * lanes<T>, st.seed(), fill_kind::small_int, s);
-    device_buffer<float> partials(bw::stream_sum_partials<T>(n));
+    const bool tiles = st.get_string("kernel") == "oneshot";
+    const auto read = [&, tiles](float* partials, cudaStream_t q) {
+      if (tiles) bw::stream_sum_tiles(a.data(), n, partials, q);
+      else bw::stream_sum(a.data(), n, partials, q);
+    };
+    device_buffer<float> partials(tiles ? bw::stream_sum_tiles_partials<T>(n) : bw::stream_sum_partials<T>(n));
     partials.poison(s);
-    bw::stream_sum(a.data(), n, partials.data(), s);
+    read(partials.data(), s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     double got = 0;
     for (float p : partials.to_host()) got += p;
@@ -114,7 +128,7 @@ void read_case(case_state& st) {
     st.check(compare_scalar(got, want, 0.0, "sum"));
     st.add_bytes_read(n * sizeof(T));
     st.add_elements(n);
-    st.exec([&](cudaStream_t st_) { bw::stream_sum(a.data(), n, partials.data(), st_); });
+    st.exec([&](cudaStream_t st_) { read(partials.data(), st_); });
   });
 }
 
@@ -142,10 +156,10 @@ std::function<std::uint64_t(const axis_point&)> arrays(int count) {
 }
 
 void declare(suite& s, std::string name, std::string summary, bool typed, int arrays_used,
-             std::function<void(case_state&)> body, bool kernel_variants = false) {
+             std::function<void(case_state&)> body, std::optional<axis> kernels = std::nullopt) {
   auto c = s.add(std::move(name), std::move(body));
   c.summary(std::move(summary));
-  if (kernel_variants) c.axis(kernel_axis());
+  if (kernels) c.axis(std::move(*kernels));
   if (typed) c.axis(type_axis());
   c.axis(bytes_axis()).footprint(arrays(arrays_used));
 }
@@ -175,7 +189,7 @@ void register_bandwidth(registry& reg) {
   declare(s, "memcpy", "cudaMemcpyAsync device-to-device (the ceiling's own method)", false, 2, memcpy_case);
   declare(s, "copy", "b[i] = a[i]", true, 2, [=](case_state& st) {
     map_case(st, bw::copy_op{}, [](double a, double) { return ref::copy(a); }, exact, exact);
-  }, true);
+  }, kernel_axis());
   declare(s, "scale", "b[i] = s * a[i]", true, 2, [=](case_state& st) {
     map_case(st, bw::scale_op{scalar}, [](double a, double) { return ref::scale(scalar, a); }, one_rounding, 0.0);
   });
@@ -191,7 +205,7 @@ void register_bandwidth(registry& reg) {
     const float v = hash_uniform(st.seed() ^ 0xABCDEFull, 0);
     map_case(st, bw::write_op{v}, [v](double, double) { return static_cast<double>(v); }, exact, exact);
   });
-  declare(s, "read", "sum of a[i] (read-only)", true, 1, read_case);
+  declare(s, "read", "sum of a[i] (read-only)", true, 1, read_case, read_kernel_axis());
 
   auto c = present::gbps_bars("STREAM-like kernels at {fixed} per array",
                               [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },

@@ -161,4 +161,19 @@ void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream)
   MEMSCOPE_CHECK_LAUNCH("read_reduce_kernel");
 }
 
+/// Number of partial sums stream_sum_tiles writes for n elements: one per tile.
+template <class T>
+unsigned stream_sum_tiles_partials(std::size_t n) {
+  return static_cast<unsigned>(ceil_div(n, std::size_t{policy::block_threads} * policy::items_per_thread));
+}
+
+/// As stream_sum, one block per tile instead of a persistent grid (read_tiles_kernel).
+template <class T>
+void stream_sum_tiles(const T* a, std::size_t n, float* partials, cudaStream_t stream) {
+  if (n == 0) return;
+  read_tiles_kernel<policy::block_threads, policy::items_per_thread, T>
+      <<<stream_sum_tiles_partials<T>(n), policy::block_threads, 0, stream>>>(a, n, partials);
+  MEMSCOPE_CHECK_LAUNCH("read_tiles_kernel");
+}
+
 }  // namespace memscope::bandwidth

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace memscope::reduce {
 
@@ -27,7 +28,16 @@ struct policy {
   static_assert(block_threads * 8 <= 48 * 1024, "static shared memory must fit the default 48 KB");
 };
 
-enum class variant { global_inplace, interleaved, static_smem, dynamic_smem, warp_shuffle, grid_stride_vec, grid_stride_vec8 };
+enum class variant {
+  global_inplace,
+  interleaved,
+  static_smem,
+  dynamic_smem,
+  warp_shuffle,
+  grid_stride_vec,
+  grid_stride_vec8,
+  grid_stride_red
+};
 
 // ---- block-level building blocks -------------------------------------------------------------
 
@@ -134,13 +144,10 @@ struct vec4<int> {
   using type = int4;
 };
 
-/// One launch for the whole sum: a persistent grid, 16-byte loads with several in flight, block
-/// sums by shuffle, then the last block to finish (a counter, after a fence) adds the partials.
-/// `counter` must be zero before the launch; the last block resets it for the next one.
+/// A persistent grid's share of the sum: 16-byte loads, k in flight per thread, the block's
+/// sum by shuffle (valid in thread 0).
 template <class T, int Items>
-__global__ void __launch_bounds__(policy::block_threads)
-    reduce_grid_stride_vec_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials,
-                                  unsigned* __restrict__ counter, T* __restrict__ out) {
+__device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std::size_t n) {
   using V = typename vec4<T>::type;
   constexpr int k = Items;
   static_assert(k >= 2, "the scalar tail uses acc[1]");
@@ -158,17 +165,32 @@ __global__ void __launch_bounds__(policy::block_threads)
 #pragma unroll
     for (int u = 0; u < k; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
   }
-  for (; i < nv; i += stride) {
-    const V v = inv[i];
-    acc[0] += (v.x + v.y) + (v.z + v.w);
+  // Fewer than k vectors are left per thread: one predicated round keeps them in flight
+  // together (one at a time cost a memory latency each, ~1 us at the end of every sum).
+  if (i < nv) {
+    V v[k];
+#pragma unroll
+    for (int u = 0; u < k; ++u) v[u] = i + u * stride < nv ? inv[i + u * stride] : V{};
+#pragma unroll
+    for (int u = 0; u < k; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
   }
   const std::size_t tail = blockIdx.x * blockDim.x + threadIdx.x;
   if (tail < n % 4) acc[1] += in[nv * 4 + tail];
   T sum = T(0);
 #pragma unroll
   for (int u = 0; u < k; ++u) sum += acc[u];
-  sum = block_sum_shuffle(sum);
+  return block_sum_shuffle(sum);
+}
 
+/// One launch for the whole sum: a persistent grid (grid_stride_block_sum), then the last block
+/// to finish (a counter, after a fence) adds the partials: deterministic, at the cost of a
+/// dependent chain after the last read (fence, counter, the partials' loads; ~1-2 us).
+/// `counter` must be zero before the launch; the last block resets it for the next one.
+template <class T, int Items>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_grid_stride_vec_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ partials,
+                                  unsigned* __restrict__ counter, T* __restrict__ out) {
+  const T sum = grid_stride_block_sum<T, Items>(in, n);
   __shared__ bool is_last;
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = sum;
@@ -200,21 +222,65 @@ __global__ void __launch_bounds__(policy::block_threads)
   }
 }
 
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
+/// One launch whose end costs no more than a read kernel's: every block adds its partial into
+/// *out with one atomic (fire-and-forget, like the read's store of its partial) instead of
+/// leaving it for a last block. Block 0 zeroes *out first and opens gate[0]; the others wait at
+/// the gate (open long before any block has read its share) before their add, then count
+/// themselves in gate[1]; the last one closes the gate for the next launch. It must be a
+/// cooperative launch (every block resident, so block 0 runs). Integers are exact; float adds
+/// happen in the order the blocks finish, so the last bits of a float sum can differ from run
+/// to run (and global float atomics flush subnormals to zero). `gate` must be zero before the
+/// first launch.
+template <class T, int Items>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_grid_stride_red_kernel(const T* __restrict__ in, std::size_t n, unsigned* __restrict__ gate, T* __restrict__ out) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    *out = T(0);
+    store_release(gate, 1u);  // the zero is visible before the gate opens
+  }
+  const T sum = grid_stride_block_sum<T, Items>(in, n);
+  if (threadIdx.x != 0) return;
+  while (load_acquire(gate) == 0) {
+  }
+  atomicAdd(out, sum);
+  if (atomicAdd(gate + 1, 1u) == gridDim.x - 1) {
+    gate[0] = 0;
+    gate[1] = 0;
+  }
+}
+
 // ---- launchers ---------------------------------------------------------------------------------
 
 /// Scratch a reduction needs; allocate once, reuse across launches (like CUB's temp storage).
 template <class T>
 struct reduce_workspace {
   device_buffer<T> ping, pong, scratch;
-  device_buffer<unsigned> counter;
+  device_buffer<unsigned> counter;  // [0]: grid_stride_vec's blocks done; [1], [2]: grid_stride_red's gate
   explicit reduce_workspace(std::size_t n)
       : ping(ceil_div(n, policy::block_threads) + 1),
         pong(ceil_div(ceil_div(n, policy::block_threads), policy::block_threads) + 1),
         scratch(ceil_div(n, policy::block_threads) * policy::block_threads + policy::block_threads),
-        counter(1) {
-    MEMSCOPE_CUDA_CALL(cudaMemset(counter.data(), 0, sizeof(unsigned)));
+        counter(3) {
+    MEMSCOPE_CUDA_CALL(cudaMemset(counter.data(), 0, counter.bytes()));
   }
 };
+
+/// Why grid_stride_red cannot run on `device` (it needs a cooperative launch), or "".
+inline std::string red_unsupported(int device) {
+  int cooperative = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  return cooperative ? "" : "grid_stride_red needs a cooperative launch, which this GPU or driver does not offer";
+}
 
 namespace detail {
 template <class T>
@@ -234,14 +300,29 @@ void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cu
 }  // namespace detail
 
 /// *d_out = sum of in[0..n). n = 0 gives 0. The grid-stride variants read 16-byte vectors and
-/// need `in` 16-byte aligned (cudaMalloc memory is); others take any pointer.
+/// need `in` 16-byte aligned (cudaMalloc memory is); others take any pointer. grid_stride_red
+/// throws `unsupported` where a cooperative launch is not offered.
 template <class T>
 void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& ws, cudaStream_t s) {
-  if ((v == variant::grid_stride_vec || v == variant::grid_stride_vec8) && reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
+  const bool vectors = v == variant::grid_stride_vec || v == variant::grid_stride_vec8 || v == variant::grid_stride_red;
+  if (vectors && reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
     throw std::invalid_argument("reduce: the grid-stride variants need a 16-byte aligned input (got an address 4 bytes off "
                                 "an aligned one?); use another variant or an aligned buffer");
   if (n == 0) {
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out, 0, sizeof(T), s));
+    return;
+  }
+  if (v == variant::grid_stride_red) {
+    int device = 0;
+    MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+    if (const auto why = red_unsupported(device); !why.empty()) MEMSCOPE_THROW(unsupported(why));
+    const auto kernel = reduce_grid_stride_red_kernel<T, policy::vec_items>;
+    // persistent_grid never asks for more blocks than can be resident: a cooperative launch's rule.
+    const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4),
+                                          std::size_t{policy::block_threads} * policy::vec_items);
+    unsigned* gate = ws.counter.data() + 1;
+    void* args[] = {&in, &n, &gate, &d_out};
+    MEMSCOPE_CUDA_CALL(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, policy::block_threads, args, 0, s));
     return;
   }
   if (v == variant::grid_stride_vec || v == variant::grid_stride_vec8) {

@@ -86,34 +86,58 @@ void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cuda
 
 /// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
 /// rows x TileCols input columns; a warp reads whole 16-byte chunks of input rows and writes
-/// 8 chunks (128 B) of each of 4 output rows, each thread with `passes` 16-byte loads in
-/// flight, so the transpose issues a quarter of the scalar kernels' memory instructions. The
+/// StoreRun bytes (128: 8 chunks of each of 4 output rows; 256: 16 chunks of each of 2) per
+/// instruction, each thread with `passes` 16-byte loads in flight, so the transpose issues a
+/// quarter of the scalar kernels' memory instructions. The
 /// tile holds 16-byte chunks, chunk j of row r at j ^ (r / 4 % 8): a quarter-warp's chunk
 /// stores cover 32 banks, and a warp's column reads (8 output chunks x 4 columns) 32 different
-/// banks. `Band` > 0 orders the blocks down bands of Band tile rows (consecutive blocks take
-/// the tiles below each other), so the blocks running at once write longer runs of each output
-/// row; `Band` < 0 orders them diagonally (consecutive blocks take tiles from every tile row and
-/// column). `Streaming` marks loads and stores evict-first. Rows whose vectors could not be 16-byte
+/// banks (16 x 2 with 256-byte runs: two lanes a bank). `Band` picks the order the blocks take the tiles in (block_order): along tile rows,
+/// down bands of Band tile rows, diagonally, or down whole tile columns. `Streaming` marks loads
+/// and stores evict-first. Rows whose vectors could not be 16-byte
 /// aligned (a leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
 /// (launch_vector); the matrix's ragged edges move element by element.
-template <int TileRows, int TileCols, int Threads, int Band = 0, bool Streaming = true>
+/// The block orders of the vector transpose (vector_policy's `Band`; a positive Band is a band
+/// of that many tile rows, consecutive blocks taking the tiles below each other).
+namespace block_order {
+constexpr int rows = 0;       // consecutive blocks along a tile row: reads in long runs, writes scattered
+constexpr int diagonal = -1;  // consecutive blocks from every tile row and column
+// Consecutive blocks down a whole tile column: the blocks running at once write long runs of
+// few output rows and read short pieces of many input rows. On the H200 this is 2-8% faster
+// than along rows (writes suffer more from scatter than reads), except where the input's row
+// pitch is a multiple of 128 KiB: the many rows read at once then fall on few DRAM channels
+// and it runs 3% slower (results/h200/issue20/experiments/transpose_sweeps.txt, orders/).
+constexpr int columns = -2;
+}  // namespace block_order
+
+template <int TileRows, int TileCols, int Threads, int Band = block_order::rows, bool Streaming = true, int StoreRun = 128>
 struct vector_policy {
   static constexpr int tile_rows = TileRows, tile_cols = TileCols, threads = Threads, band = Band;
   static constexpr bool streaming = Streaming;
   static constexpr int chunks = tile_cols / 4;                 // 16-byte chunks per input tile row
   static constexpr int load_passes = tile_rows * chunks / threads;
-  static constexpr int q_groups = tile_rows / 32;              // 8-chunk groups per output tile row
+  static constexpr int run_chunks = StoreRun / 16;             // a warp's chunks of one output row
+  static constexpr int run_rows = 32 / run_chunks;             // output rows a warp writes at once
+  static constexpr int q_groups = tile_rows / 4 / run_chunks;  // runs per output tile row
   static constexpr int store_passes = load_passes;             // the same chunks, transposed
   // Four chunks a thread fit 32 registers, a full SM of threads; more would spill under that
   // bound (8 chunks hold 32 registers alone), so they leave the count to the compiler.
   static constexpr int blocks_per_sm = load_passes <= 4 ? 2048 / threads : 1;
-  static_assert(tile_rows % 32 == 0 && tile_cols % 32 == 0, "a warp takes 8 chunks x 4 columns");
+  static_assert(StoreRun == 128 || StoreRun == 256, "a warp writes runs of 8 or 16 chunks");
+  static_assert(tile_rows % (4 * run_chunks) == 0 && tile_cols % 32 == 0, "whole runs per output tile row");
   static_assert(threads % chunks == 0 && (tile_rows * chunks) % threads == 0, "whole tile rows per pass");
   static_assert(threads % 32 == 0 && (threads / 32) % q_groups == 0, "a pass's warps cover whole output tile rows");
 };
 
-/// The library's vector transpose (the `vector64` variant): 64 x 64 tiles, 256 threads.
-using default_vector_policy = vector_policy<64, 64, 256>;
+/// The library's vector transpose (the `vector64` variant): 64 x 64 tiles, 512 threads, 256-byte
+/// output runs, blocks down tile columns; along tile rows where the input's row pitch would make
+/// that slower (rows_order_pitch). Chosen by transpose/vector_tiles on the H200: 1.4-1.5% faster
+/// than 256 threads with 128-byte runs, 3-11% faster than the earlier 64 x 64 / 256 along tile
+/// rows (results/h200/issue20/orders/tiles-runs.txt).
+using default_vector_policy = vector_policy<64, 64, 512, block_order::columns, true, 256>;
+using default_vector_rows_policy = vector_policy<64, 64, 512, block_order::rows, true, 256>;
+
+/// An input row pitch (bytes) at which the column order reads many rows on few DRAM channels.
+inline bool rows_order_pitch(std::size_t ld_in_bytes) { return ld_in_bytes % (std::size_t{128} << 10) == 0; }
 
 template <class T, class P>
 __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
@@ -121,7 +145,12 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
   static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
   __shared__ uint4 tile[P::tile_rows][P::chunks];
   int tx = blockIdx.x, ty = blockIdx.y;
-  if constexpr (P::band < 0) {
+  if constexpr (P::band == block_order::columns) {
+    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
+    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
+    ty = b % tiles_y;
+    tx = b / tiles_y;
+  } else if constexpr (P::band == block_order::diagonal) {
     // Diagonal order: the blocks running at once (consecutive ids) take tiles from every tile
     // row and column, so their reads and their writes both spread over the whole matrix.
     const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
@@ -162,12 +191,13 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
     tile[r][j ^ (r / 4 % 8)] = v[i];
   }
   __syncthreads();
-  // Unit u: output chunk q (elements by + 4q..4q+3) of output row bx + c; a warp takes 4
-  // columns x 8 chunks.
+  // Unit u: output chunk q (elements by + 4q..4q+3) of output row bx + c; a warp takes
+  // run_rows columns x run_chunks chunks.
 #pragma unroll
   for (int i = 0; i < P::store_passes; ++i) {
     const int w = i * (P::threads / 32) + t / 32, lane = t % 32;
-    const int q = (w % P::q_groups) * 8 + lane % 8, c = (w / P::q_groups) * 4 + lane / 8;
+    const int q = (w % P::q_groups) * P::run_chunks + lane % P::run_chunks;
+    const int c = (w / P::q_groups) * P::run_rows + lane / P::run_chunks;
     const int oc = bx + c, orow = by + 4 * q;
     if (oc >= cols || orow >= rows) continue;
     uint4 o;
@@ -228,8 +258,12 @@ void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld
     case variant::padded64: launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, ld, s); break;
     case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s); break;
     case variant::vector64:
-      if constexpr (sizeof(T) == 4) launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);
-      else throw std::invalid_argument("transpose: vector64 moves 4-byte elements");
+      if constexpr (sizeof(T) == 4) {
+        if (rows_order_pitch(ld_in * sizeof(T))) launch_vector<default_vector_rows_policy>(in, out, rows, cols, ld, s);
+        else launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);
+      } else {
+        throw std::invalid_argument("transpose: vector64 moves 4-byte elements");
+      }
       break;
   }
   MEMSCOPE_CHECK_LAUNCH("transpose kernel");

@@ -41,15 +41,17 @@ void check_map(Op op, Ref ref, double rel, double abs) {
   }
 }
 
-template <class T>
+/// Tiles = false: the persistent grid (stream_sum); true: one block per tile (stream_sum_tiles).
+template <class T, bool Tiles = false>
 void check_sum() {
   for (std::size_t n : sizes) {
     const std::uint64_t seed = fresh_seed();
     device_buffer<T> a(n);
     fill_hash(reinterpret_cast<float*>(a.data()), n * lanes<T>, seed, fill_kind::small_int);
-    device_buffer<float> partials(bw::stream_sum_partials<T>(n));
+    device_buffer<float> partials(Tiles ? bw::stream_sum_tiles_partials<T>(n) : bw::stream_sum_partials<T>(n));
     partials.poison();
-    bw::stream_sum(a.data(), n, partials.data(), nullptr);
+    if (Tiles) bw::stream_sum_tiles(a.data(), n, partials.data(), nullptr);
+    else bw::stream_sum(a.data(), n, partials.data(), nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     double got = 0;
     for (float p : partials.to_host()) got += p;
@@ -112,4 +114,6 @@ TEST(BandwidthKernels, ReadOnlySumIsExact) {
   MEMSCOPE_REQUIRE_GPU();
   check_sum<float>();
   check_sum<float4>();
+  check_sum<float, true>();
+  check_sum<float4, true>();
 }

@@ -25,7 +25,7 @@ __global__ void to_int_kernel(const float* in, int* out, std::size_t n) {
 const reduce::variant all_variants[] = {reduce::variant::global_inplace, reduce::variant::interleaved,
                                         reduce::variant::static_smem,    reduce::variant::dynamic_smem,
                                         reduce::variant::warp_shuffle,   reduce::variant::grid_stride_vec,
-                                        reduce::variant::grid_stride_vec8};
+                                        reduce::variant::grid_stride_vec8, reduce::variant::grid_stride_red};
 }  // namespace
 
 TEST(ReduceGpu, IntSumsAreExactForEveryVariantAndAwkwardSize) {
@@ -75,12 +75,35 @@ TEST(ReduceGpu, FloatSumsAreExactOnWholeNumbers) {
   }
 }
 
+// grid_stride_red's gate is closed by the last block of each launch: many launches in a row,
+// alternating with the variant that shares the workspace's counters, must each be right.
+TEST(ReduceGpu, AtomicEndIsRightLaunchAfterLaunch) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::size_t n = 3'000'017;
+  const std::uint64_t seed = fresh_seed();
+  device_buffer<float> f(n);
+  device_buffer<int> in(n), out(1);
+  fill_hash(f.data(), n, seed, fill_kind::small_int);
+  to_int_kernel<<<256, 256>>>(f.data(), in.data(), n);
+  long long want = 0;
+  for (std::size_t i = 0; i < n; ++i) want += static_cast<int>(hash_small_int(seed, i));
+  reduce::reduce_workspace<int> ws(n);
+  for (int round = 0; round < 20; ++round) {
+    const auto v = round % 3 == 2 ? reduce::variant::grid_stride_vec : reduce::variant::grid_stride_red;
+    out.poison();
+    reduce::sum(v, in.data(), n, out.data(), ws, nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(out.to_host()[0], want) << "round " << round;
+  }
+}
+
 TEST(ReduceGpu, UnalignedInputIsAClearErrorForVectorVariantsOnly) {
   MEMSCOPE_REQUIRE_GPU();
   device_buffer<int> in(1001), out(1);
   MEMSCOPE_CUDA_CALL(cudaMemset(in.data(), 0, in.bytes()));
   reduce::reduce_workspace<int> ws(1000);
   EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_vec, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
+  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_red, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
   EXPECT_NO_THROW(reduce::sum(reduce::variant::warp_shuffle, in.data() + 1, 1000, out.data(), ws, nullptr));
   MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
   EXPECT_EQ(out.to_host()[0], 0);

@@ -55,8 +55,17 @@ void check_shape(int rows, int cols, std::size_t ld_pad, std::size_t offset) {
 TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
   MEMSCOPE_REQUIRE_GPU();
   const std::pair<int, int> shapes[] = {{1, 1},    {1, 77},     {77, 1},    {31, 33},  {32, 32},
-                                        {64, 64},  {65, 63},    {1000, 999}, {4099, 257}, {256, 1028}};
+                                        {64, 64},  {65, 63},    {1000, 999}, {4099, 257}, {256, 1028},
+                                        {65, 32768}};  // a 128 KiB input pitch: vector64 along tile rows
   for (const auto& [rows, cols] : shapes) check_shape(rows, cols, 0, 0);
+}
+
+// vector64 walks down tile columns except at input pitches that are multiples of 128 KiB.
+TEST(TransposeGpu, Vector64OrderFollowsTheInputPitch) {
+  EXPECT_TRUE(transpose::rows_order_pitch(std::size_t{128} << 10));
+  EXPECT_TRUE(transpose::rows_order_pitch(std::size_t{256} << 10));
+  EXPECT_FALSE(transpose::rows_order_pitch(std::size_t{64} << 10));
+  EXPECT_FALSE(transpose::rows_order_pitch((std::size_t{128} << 10) + 512));
 }
 
 // Pitched rows (aligned or not) and a misaligned base: every variant correct, the padding never
