@@ -84,18 +84,6 @@ void launch_tiled(const T* in, T* out, int rows, int cols, leading_dims ld, cuda
       <<<tile_grid(rows, cols, Tile, Tile), dim3(32, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
 }
 
-/// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
-/// rows x TileCols input columns; a warp reads whole 16-byte chunks of input rows and writes
-/// StoreRun bytes (128: 8 chunks of each of 4 output rows; 256: 16 chunks of each of 2) per
-/// instruction, each thread with `passes` 16-byte loads in flight, so the transpose issues a
-/// quarter of the scalar kernels' memory instructions. The
-/// tile holds 16-byte chunks, chunk j of row r at j ^ (r / 4 % 8): a quarter-warp's chunk
-/// stores cover 32 banks, and a warp's column reads (8 output chunks x 4 columns) 32 different
-/// banks (16 x 2 with 256-byte runs: two lanes a bank). `Band` picks the order the blocks take the tiles in (block_order): along tile rows,
-/// down bands of Band tile rows, diagonally, or down whole tile columns. `Streaming` marks loads
-/// and stores evict-first. Rows whose vectors could not be 16-byte
-/// aligned (a leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
-/// (launch_vector); the matrix's ragged edges move element by element.
 /// The block orders of the vector transpose (vector_policy's `Band`; a positive Band is a band
 /// of that many tile rows, consecutive blocks taking the tiles below each other).
 namespace block_order {
@@ -109,6 +97,18 @@ constexpr int diagonal = -1;  // consecutive blocks from every tile row and colu
 constexpr int columns = -2;
 }  // namespace block_order
 
+/// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
+/// rows x TileCols input columns; a warp reads whole 16-byte chunks of input rows and writes
+/// StoreRun bytes (128: 8 chunks of each of 4 output rows; 256: 16 chunks of each of 2) per
+/// instruction, each thread with `passes` 16-byte loads in flight, so the transpose issues a
+/// quarter of the scalar kernels' memory instructions. The tile holds 16-byte chunks, chunk j
+/// of row r at j ^ (r / 4 % 8): a quarter-warp's chunk stores cover 32 banks, and a warp's
+/// column reads (8 output chunks x 4 columns) 32 different banks (16 x 2 with 256-byte runs:
+/// two lanes a bank). `Band` picks the order the blocks take the tiles in (block_order): along
+/// tile rows, down bands of Band tile rows, diagonally, or down whole tile columns. `Streaming`
+/// marks loads and stores evict-first. Rows whose vectors could not be 16-byte aligned (a
+/// leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
+/// (launch_vector); the matrix's ragged edges move element by element.
 template <int TileRows, int TileCols, int Threads, int Band = block_order::rows, bool Streaming = true, int StoreRun = 128>
 struct vector_policy {
   static constexpr int tile_rows = TileRows, tile_cols = TileCols, threads = Threads, band = Band;
