@@ -113,12 +113,9 @@ void read_case(case_state& st) {
     // Small integers: every partial sum is exact in float, so the total must match exactly.
     device_buffer<T> a(n);
     fill_hash(as_floats(a.data()), n * lanes<T>, st.seed(), fill_kind::small_int, s);
-    const bool tiles = st.get_string("kernel") == "oneshot";
-    const auto read = [&, tiles](float* partials, cudaStream_t q) {
-      if (tiles) bw::stream_sum_tiles(a.data(), n, partials, q);
-      else bw::stream_sum(a.data(), n, partials, q);
-    };
-    device_buffer<float> partials(tiles ? bw::stream_sum_tiles_partials<T>(n) : bw::stream_sum_partials<T>(n));
+    const auto order = st.get_string("kernel") == "oneshot" ? bw::read_order::tiles : bw::read_order::persistent;
+    const auto read = [&, order](float* partials, cudaStream_t q) { bw::stream_sum(a.data(), n, partials, q, order); };
+    device_buffer<float> partials(bw::stream_sum_partials<T>(n, order));
     partials.poison(s);
     read(partials.data(), s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));

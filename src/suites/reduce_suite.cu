@@ -1,5 +1,5 @@
-// Suite `reduce`: sums from the seed's in-place halving in global memory to a one-launch
-// grid-stride kernel, against CUB's DeviceReduce::Sum and the read-only ceiling (bandwidth's
+// Suite `reduce`: sums from the seed's in-place halving in global memory to grid-stride
+// kernels at the read's rate, against CUB's DeviceReduce::Sum and the read-only ceiling (bandwidth's
 // pure read kernel over the same values) in the same run. Float sums of whole numbers and int
 // sums are checked exactly.
 
@@ -29,10 +29,10 @@ namespace {
 
 namespace rd = memscope::reduce;
 
-// The first eight in rd::variant's order.
-const char* const kernel_names[] = {"global_inplace",  "interleaved",      "static_smem",     "dynamic_smem",
-                                    "warp_shuffle",    "grid_stride_vec",  "grid_stride_vec8", "grid_stride_red",
-                                    "cub",             "read_only",        "read_tiles"};
+// The first nine in rd::variant's order.
+const char* const kernel_names[] = {"global_inplace",  "interleaved",     "static_smem",     "dynamic_smem",
+                                    "warp_shuffle",    "grid_stride_vec", "grid_stride_vec8", "grid_stride_red",
+                                    "tiles_pdl",       "cub",             "read_only",        "read_tiles"};
 
 bool is_ceiling(const std::string& kernel) { return kernel == "read_only" || kernel == "read_tiles"; }
 
@@ -67,23 +67,19 @@ verify_result check_sum(int got, std::size_t n, std::uint64_t seed) {
 /// tile). Not a whole sum (the n % 4 tail is not read); checked by the partials, which hold
 /// small whole numbers exactly.
 template <class T>
-void read_only_case(case_state& st, const device_buffer<T>& in, bool tiles) {
+void read_only_case(case_state& st, const device_buffer<T>& in, bandwidth::read_order order) {
   using V = std::conditional_t<std::is_same_v<T, float>, float4, int4>;
   const std::size_t n = in.size(), nv = n / 4;
   const cudaStream_t s = st.stream();
   const auto* vectors = reinterpret_cast<const V*>(in.data());
-  const auto read = [&, tiles](float* partials, cudaStream_t q) {
-    if (tiles) bandwidth::stream_sum_tiles(vectors, nv, partials, q);
-    else bandwidth::stream_sum(vectors, nv, partials, q);
-  };
-  device_buffer<float> partials(
-      std::max(1u, tiles ? bandwidth::stream_sum_tiles_partials<V>(nv) : bandwidth::stream_sum_partials<V>(nv)));
+  const auto read = [&, order](float* partials, cudaStream_t q) { bandwidth::stream_sum(vectors, nv, partials, q, order); };
+  device_buffer<float> partials(bandwidth::stream_sum_partials<V>(nv, order));
   partials.poison(s);
   read(partials.data(), s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = partials.to_host();
   double got = 0;
-  for (std::size_t b = 0; b < (nv == 0 ? 0 : h.size()); ++b) got += h[b];
+  for (float p : h) got += p;
   st.check(compare_scalar(got, input_sum<T>(nv * 4, st.seed()), 0.0, "the read kernel's block partials (whole numbers, exact)"));
   st.add_bytes_read(nv * sizeof(V));
   st.add_elements(nv * 4);
@@ -102,7 +98,7 @@ void sum_case(case_state& st) {
   rd::reduce_workspace<T> ws(n);
   std::unique_ptr<rd::cub_sum<T>> cub;
   if (is_ceiling(kernel)) {
-    read_only_case(st, in, kernel == "read_tiles");
+    read_only_case(st, in, kernel == "read_tiles" ? bandwidth::read_order::tiles : bandwidth::read_order::persistent);
     return;
   }
   if (kernel == "cub") {
@@ -166,7 +162,7 @@ std::optional<present::fact_value> block_reduction_fact(const present::suite_vie
   const auto global = present::filter(rows, present::axis_is("kernel", "global_inplace"));
   if (!best || global.empty()) return std::nullopt;
   return present::fact_value{
-      fmt::format("sum of {} floats: the best one-launch shared/shuffle kernel ({}) {:.3f}x CUB, the seed's global-memory "
+      fmt::format("sum of {} floats: the best memscope sum ({}) {:.3f}x CUB, the seed's global-memory "
                   "halving {:.3f}x CUB", n, best->string_axis("kernel"), best->metric("speedup_vs_cub"),
                   global[0]->metric("speedup_vs_cub")),
       best->metric("speedup_vs_cub"), "", ""};
@@ -180,12 +176,15 @@ void register_reduce(registry& reg) {
      if (st.get_string("type") == "f32") sum_case<float>(st);
      else sum_case<int>(st);
    })
-      .summary("sum of n values: 8 memscope variants and CUB DeviceReduce::Sum")
+      .summary("sum of n values: 9 memscope variants and CUB DeviceReduce::Sum")
       .axis(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
                           "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
                           "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight; the last block adds "
                           "the partials), the same with every block's partial added by one atomic (grid_stride_red: "
-                          "a float sum's last bits vary from run to run), CUB, and two "
+                          "a float sum's last bits vary from run to run), one block per 1-8 consecutive tiles in launch "
+                          "order (the fastest read's order), one partial each, added by a second kernel (tiles_pdl: a "
+                          "programmatic dependent launch on sm_90+; deterministic), "
+                          "CUB, and two "
                           "read-only ceilings (bandwidth's read kernel over the same values, block partials, not a sum: "
                           "a persistent grid like the sums, and one block per tile, the fastest read order)"))
       .axis(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"))

@@ -144,36 +144,28 @@ void stream_map(Op op, T* out, const T* a, const T* b, std::size_t n, cudaStream
   MEMSCOPE_CHECK_LAUNCH("stream_map_kernel");
 }
 
-/// Number of partial sums stream_sum writes for n elements (its grid size).
+/// The order a read's blocks take the array in: a persistent grid striding over it (the
+/// sums' order), or one block per tile (read_tiles_kernel: the blocks in flight read one
+/// compact window, the fastest read order on the H200).
+enum class read_order { persistent, tiles };
+
+/// Number of partial sums stream_sum writes for n elements (its grid size, at least 1).
 template <class T>
-unsigned stream_sum_partials(std::size_t n) {
-  constexpr int k = policy::items_per_thread;
-  return persistent_grid(read_reduce_kernel<policy::block_threads, k, false, T>, policy::block_threads, 0, n,
-                         std::size_t{policy::block_threads} * k);
+unsigned stream_sum_partials(std::size_t n, read_order order = read_order::persistent) {
+  constexpr std::size_t tile = std::size_t{policy::block_threads} * policy::items_per_thread;
+  if (order == read_order::tiles) return static_cast<unsigned>(n > tile ? ceil_div(n, tile) : 1);
+  return persistent_grid(read_reduce_kernel<policy::block_threads, policy::items_per_thread, false, T>,
+                         policy::block_threads, 0, n, tile);
 }
 
-/// partials[0 .. stream_sum_partials(n)) receive per-block sums of a[0..n); n may be 0.
+/// partials[0 .. stream_sum_partials(n, order)) receive per-block sums of a[0..n); n may be 0.
 template <class T>
-void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream) {
-  constexpr int k = policy::items_per_thread;
-  read_reduce_kernel<policy::block_threads, k, false, T>
-      <<<stream_sum_partials<T>(n), policy::block_threads, 0, stream>>>(a, n, 0, 1, partials);
-  MEMSCOPE_CHECK_LAUNCH("read_reduce_kernel");
-}
-
-/// Number of partial sums stream_sum_tiles writes for n elements: one per tile.
-template <class T>
-unsigned stream_sum_tiles_partials(std::size_t n) {
-  return static_cast<unsigned>(ceil_div(n, std::size_t{policy::block_threads} * policy::items_per_thread));
-}
-
-/// As stream_sum, one block per tile instead of a persistent grid (read_tiles_kernel).
-template <class T>
-void stream_sum_tiles(const T* a, std::size_t n, float* partials, cudaStream_t stream) {
-  if (n == 0) return;
-  read_tiles_kernel<policy::block_threads, policy::items_per_thread, T>
-      <<<stream_sum_tiles_partials<T>(n), policy::block_threads, 0, stream>>>(a, n, partials);
-  MEMSCOPE_CHECK_LAUNCH("read_tiles_kernel");
+void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream, read_order order = read_order::persistent) {
+  constexpr int threads = policy::block_threads, k = policy::items_per_thread;
+  const unsigned grid = stream_sum_partials<T>(n, order);
+  if (order == read_order::tiles) read_tiles_kernel<threads, k, T><<<grid, threads, 0, stream>>>(a, n, partials);
+  else read_reduce_kernel<threads, k, false, T><<<grid, threads, 0, stream>>>(a, n, 0, 1, partials);
+  MEMSCOPE_CHECK_LAUNCH("stream_sum");
 }
 
 }  // namespace memscope::bandwidth

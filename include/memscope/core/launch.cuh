@@ -13,12 +13,10 @@ namespace memscope {
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-/// Blocks for a grid-stride kernel: enough to fill every SM at the kernel's occupancy, never
-/// more than the work needs (`items` units of `items_per_block`). At least one block.
-/// The occupancy query is cached per kernel and device: launchers run inside timed loops.
+/// Blocks of `kernel` the whole GPU holds at once at its occupancy. The occupancy query is
+/// cached per kernel and device: launchers run inside timed loops.
 template <class Kernel>
-status try_persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, std::size_t items,
-                           std::size_t items_per_block, unsigned& grid) {
+status try_resident_blocks(Kernel kernel, int block_threads, std::size_t dynamic_smem, unsigned& resident) {
   // Keyed by the kernel's address: kernels of one signature share the template instance.
   struct key {
     const void* kernel;
@@ -26,25 +24,42 @@ status try_persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic
     std::size_t smem;
     bool operator==(const key& o) const { return kernel == o.kernel && device == o.device && smem == o.smem; }
   };
-  static thread_local std::vector<std::pair<key, int>> cache;
+  static thread_local std::vector<std::pair<key, unsigned>> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   const key k{reinterpret_cast<const void*>(kernel), device, dynamic_smem};
-  int resident = 0;
   for (const auto& e : cache)
-    if (e.first == k) resident = e.second;
-  if (resident == 0) {
-    int per_sm = 0, sms = 0;
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (per_sm == 0)
-      return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
-                             std::to_string(dynamic_smem) + " bytes of shared memory");
-    resident = per_sm * sms;
-    cache.emplace_back(k, resident);
-  }
+    if (e.first == k) {
+      resident = e.second;
+      return {};
+    }
+  int per_sm = 0, sms = 0;
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  if (per_sm == 0)
+    return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
+                           std::to_string(dynamic_smem) + " bytes of shared memory");
+  resident = static_cast<unsigned>(per_sm * sms);
+  cache.emplace_back(k, resident);
+  return {};
+}
+
+template <class Kernel>
+unsigned resident_blocks(Kernel kernel, int block_threads, std::size_t dynamic_smem) {
+  unsigned resident = 1;
+  throw_if_error(try_resident_blocks(kernel, block_threads, dynamic_smem, resident));
+  return resident;
+}
+
+/// Blocks for a grid-stride kernel: enough to fill every SM at the kernel's occupancy, never
+/// more than the work needs (`items` units of `items_per_block`). At least one block.
+template <class Kernel>
+status try_persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_smem, std::size_t items,
+                           std::size_t items_per_block, unsigned& grid) {
+  unsigned resident = 0;
+  if (auto st = try_resident_blocks(kernel, block_threads, dynamic_smem, resident); !st.ok()) return st;
   const std::size_t needed = ceil_div(items, items_per_block);
-  const std::size_t blocks = needed < static_cast<std::size_t>(resident) ? needed : static_cast<std::size_t>(resident);
+  const std::size_t blocks = needed < resident ? needed : resident;
   grid = static_cast<unsigned>(blocks > 0 ? blocks : 1);
   return {};
 }
@@ -81,6 +96,68 @@ status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
 template <class Kernel>
 void prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   throw_if_error(try_prepare_dynamic_smem(kernel, bytes));
+}
+
+/// cudaDeviceGetAttribute, cached per device and attribute: for launchers that must ask on
+/// every call (a launch's host work is on the timed path).
+inline int device_attribute(cudaDeviceAttr attr, int device) {
+  static thread_local std::vector<std::pair<std::pair<int, int>, int>> cache;
+  const std::pair<int, int> k{static_cast<int>(attr), device};
+  for (const auto& e : cache)
+    if (e.first == k) return e.second;
+  int value = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&value, attr, device));
+  cache.emplace_back(k, value);
+  return value;
+}
+
+// ---- programmatic dependent launch (PDL) ---------------------------------------------------
+// A kernel launched with programmatic stream serialization may be set up, and start, while
+// the kernel before it in the stream drains; it must wait before it reads that kernel's
+// output. Hides the ~1-2 us between two dependent launches (sm_90 and later).
+
+/// Waits until the grid launched before this one in the stream has finished and its writes
+/// are visible. Nothing below sm_90, where launch_dependent never launches early.
+__device__ __forceinline__ void wait_for_prior_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Whether launch_dependent may start `kernel` early on the current device: the GPU is sm_90
+/// or later and the kernel was built from PTX 9.0 or later, so its wait_for_prior_grid() is
+/// in the code. A kernel JIT-compiled from older PTX (an 80-virtual build on an H200) has no
+/// wait and must be launched the ordinary way, or it would read its input before it is written.
+template <class Kernel>
+bool programmatic_launch_ok(Kernel kernel) {
+  static thread_local std::vector<std::pair<std::pair<const void*, int>, bool>> cache;
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  const std::pair<const void*, int> k{reinterpret_cast<const void*>(kernel), device};
+  for (const auto& e : cache)
+    if (e.first == k) return e.second;
+  cudaFuncAttributes attr{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+  const bool ok = device_attribute(cudaDevAttrComputeCapabilityMajor, device) >= 9 && attr.ptxVersion >= 90;
+  cache.emplace_back(k, ok);
+  return ok;
+}
+
+/// kernel<<<grid, block, 0, s>>>(args...), as a programmatic dependent launch where
+/// programmatic_launch_ok says it may be; the kernel calls wait_for_prior_grid() before it
+/// reads what the previous kernel in `s` wrote.
+template <class... Params, class... Args>
+void launch_dependent(void (*kernel)(Params...), unsigned grid, unsigned block, cudaStream_t s, Args... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(block);
+  config.stream = s;
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &early;
+  config.numAttrs = programmatic_launch_ok(kernel) ? 1 : 0;
+  MEMSCOPE_CUDA_CALL(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
 }  // namespace memscope

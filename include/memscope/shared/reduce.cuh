@@ -1,5 +1,5 @@
 #pragma once
-// Sum reductions, from the seed's global-memory halving to a one-launch grid-stride kernel.
+// Sum reductions, from the seed's global-memory halving to grid-stride kernels at the read's rate.
 // Every variant is a block-level building block plus a kernel; multi-pass variants reduce the
 // per-block partials again until one value is left. Works for any n, including 0.
 //
@@ -12,6 +12,7 @@
 #include "memscope/core/launch.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda/atomic>
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +24,14 @@ namespace memscope::reduce {
 struct policy {
   static constexpr int block_threads = 256;  // a power of two: the halving loops need it
   static constexpr int vec_items = 4;  // 16-byte loads in flight per thread (grid_stride_vec; vec8 doubles it)
-  static constexpr int tail_loads = 8;  // the last block's loads of the partials in flight per thread
+  static constexpr int tail_vectors = 4;  // 16-byte loads of partials in flight per thread, adding them
+  // tiles_pdl: each block reads up to chunk_tiles consecutive tiles (block_threads * vec_items
+  // vectors each), blocks in launch order, as long as that leaves min_waves waves of blocks.
+  // One block per 4-8 tiles keeps the one-block-per-tile read's rate with 4-8x fewer
+  // partials (results/h200/issue20/experiments/reduce_chunks_try.txt).
+  static constexpr int chunk_tiles = 8;
+  static constexpr int min_waves = 4;
+  static constexpr int finish_threads = 1024;  // the one block that adds tiles_pdl's partials
   static_assert((block_threads & (block_threads - 1)) == 0, "halving needs a power-of-two block");
   static_assert(block_threads * 8 <= 48 * 1024, "static shared memory must fit the default 48 KB");
 };
@@ -36,7 +44,8 @@ enum class variant {
   warp_shuffle,
   grid_stride_vec,
   grid_stride_vec8,
-  grid_stride_red
+  grid_stride_red,
+  tiles_pdl
 };
 
 // ---- block-level building blocks -------------------------------------------------------------
@@ -80,6 +89,46 @@ __device__ __forceinline__ T block_sum_shuffle(T v) {
   v = threadIdx.x < warps ? warp_sums[lane] : T(0);
   if (warp == 0) v = warp_sum(v);
   return v;
+}
+
+template <class T>
+struct vec4;
+template <>
+struct vec4<float> {
+  using type = float4;
+};
+template <>
+struct vec4<int> {
+  using type = int4;
+};
+
+template <class V>
+__device__ __forceinline__ auto vector_sum(V v) {
+  return (v.x + v.y) + (v.z + v.w);
+}
+
+/// The block's sum of p[0..count), valid in thread 0; p 16-byte aligned. A serial tail after a
+/// whole read, so the loads (from L2, where the partials were stored) are 16 bytes wide and
+/// policy::tail_vectors of them are in flight per thread.
+template <class T>
+__device__ __forceinline__ T block_sum_of(const T* __restrict__ p, unsigned count) {
+  using V = typename vec4<T>::type;
+  constexpr int k = policy::tail_vectors;
+  const V* pv = reinterpret_cast<const V*>(p);
+  const unsigned vectors = count / 4;
+  T total = T(0);
+  for (unsigned b0 = threadIdx.x; b0 < vectors; b0 += k * blockDim.x) {
+    V part[k];
+#pragma unroll
+    for (int u = 0; u < k; ++u) {
+      const unsigned b = b0 + u * blockDim.x;
+      part[u] = b < vectors ? __ldcg(pv + b) : V{};
+    }
+#pragma unroll
+    for (int u = 0; u < k; ++u) total += vector_sum(part[u]);
+  }
+  if (threadIdx.x < count % 4) total += __ldcg(p + vectors * 4 + threadIdx.x);
+  return block_sum_shuffle(total);
 }
 
 // ---- kernels: one pass, partials[blockIdx.x] = sum of the block's blockDim.x elements ----------
@@ -133,17 +182,6 @@ __global__ void __launch_bounds__(policy::block_threads)
   if (threadIdx.x == 0) partials[blockIdx.x] = v;
 }
 
-template <class T>
-struct vec4;
-template <>
-struct vec4<float> {
-  using type = float4;
-};
-template <>
-struct vec4<int> {
-  using type = int4;
-};
-
 /// A persistent grid's share of the sum: 16-byte loads, k in flight per thread, the block's
 /// sum by shuffle (valid in thread 0).
 template <class T, int Items>
@@ -163,7 +201,7 @@ __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std
 #pragma unroll
     for (int u = 0; u < k; ++u) v[u] = inv[i + u * stride];
 #pragma unroll
-    for (int u = 0; u < k; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    for (int u = 0; u < k; ++u) acc[u] += vector_sum(v[u]);
   }
   // Fewer than k vectors are left per thread: one predicated round keeps them in flight
   // together (one at a time cost a memory latency each, ~1 us at the end of every sum).
@@ -172,7 +210,7 @@ __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std
 #pragma unroll
     for (int u = 0; u < k; ++u) v[u] = i + u * stride < nv ? inv[i + u * stride] : V{};
 #pragma unroll
-    for (int u = 0; u < k; ++u) acc[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    for (int u = 0; u < k; ++u) acc[u] += vector_sum(v[u]);
   }
   const std::size_t tail = blockIdx.x * blockDim.x + threadIdx.x;
   if (tail < n % 4) acc[1] += in[nv * 4 + tail];
@@ -200,36 +238,11 @@ __global__ void __launch_bounds__(policy::block_threads)
   __syncthreads();
   if (!is_last) return;
   __threadfence();
-  // The last block's work is a serial tail after every other block: its loads of the partials
-  // (L2, where the other blocks' stores landed) are issued together, not one volatile load
-  // after another (a persistent grid leaves a few per thread).
-  constexpr int k_tail = policy::tail_loads;
-  T total = T(0);
-  for (unsigned b0 = threadIdx.x; b0 < gridDim.x; b0 += k_tail * blockDim.x) {
-    T part[k_tail];
-#pragma unroll
-    for (int u = 0; u < k_tail; ++u) {
-      const unsigned b = b0 + u * blockDim.x;
-      part[u] = b < gridDim.x ? __ldcg(partials + b) : T(0);
-    }
-#pragma unroll
-    for (int u = 0; u < k_tail; ++u) total += part[u];
-  }
-  total = block_sum_shuffle(total);
+  const T total = block_sum_of(partials, gridDim.x);
   if (threadIdx.x == 0) {
     *out = total;
     *counter = 0;
   }
-}
-
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
-  unsigned v;
-  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-  return v;
-}
-
-__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 
 /// One launch whose end costs no more than a read kernel's: every block adds its partial into
@@ -244,19 +257,61 @@ __device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
 template <class T, int Items>
 __global__ void __launch_bounds__(policy::block_threads)
     reduce_grid_stride_red_kernel(const T* __restrict__ in, std::size_t n, unsigned* __restrict__ gate, T* __restrict__ out) {
+  cuda::atomic_ref<unsigned, cuda::thread_scope_device> open(gate[0]);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     *out = T(0);
-    store_release(gate, 1u);  // the zero is visible before the gate opens
+    open.store(1u, cuda::memory_order_release);  // the zero is visible before the gate opens
   }
   const T sum = grid_stride_block_sum<T, Items>(in, n);
   if (threadIdx.x != 0) return;
-  while (load_acquire(gate) == 0) {
+  while (open.load(cuda::memory_order_acquire) == 0) {
   }
   atomicAdd(out, sum);
   if (atomicAdd(gate + 1, 1u) == gridDim.x - 1) {
     gate[0] = 0;
     gate[1] = 0;
   }
+}
+
+/// tiles_pdl's first kernel: block b reads tiles [b * chunk, (b + 1) * chunk) of
+/// block_threads * Items vectors, Items loads in flight per thread, and leaves one partial. The
+/// blocks start in launch order, so the blocks in flight read one compact window, as one block
+/// per tile does (the fastest read order); no combine here (a fence and a counter's round trip
+/// before every block's exit cost 1.2% of the read at 4 GiB, reduce_grid_try.txt).
+template <class T, int Items>
+__global__ void __launch_bounds__(policy::block_threads)
+    reduce_tiles_kernel(const T* __restrict__ in, std::size_t n, unsigned chunk, T* __restrict__ partials) {
+  using V = typename vec4<T>::type;
+  constexpr std::size_t tile = std::size_t{policy::block_threads} * Items;
+  const std::size_t nv = n / 4;
+  const V* inv = reinterpret_cast<const V*>(in);
+  T acc[Items] = {};
+  const std::size_t first = std::size_t{blockIdx.x} * chunk * tile + threadIdx.x;
+#pragma unroll 1
+  for (unsigned c = 0; c < chunk; ++c) {
+    const std::size_t i = first + c * tile;
+    V v[Items];
+#pragma unroll
+    for (int u = 0; u < Items; ++u) v[u] = i + u * policy::block_threads < nv ? inv[i + u * policy::block_threads] : V{};
+#pragma unroll
+    for (int u = 0; u < Items; ++u) acc[u] += vector_sum(v[u]);
+  }
+  if (blockIdx.x == 0 && threadIdx.x < n % 4) acc[0] += in[nv * 4 + threadIdx.x];
+  T sum = T(0);
+#pragma unroll
+  for (int u = 0; u < Items; ++u) sum += acc[u];
+  sum = block_sum_shuffle(sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = sum;
+}
+
+/// tiles_pdl's second kernel: one block adds the partials in a fixed order (deterministic).
+/// Launched as a programmatic dependent launch, it is set up while the first kernel drains.
+template <class T>
+__global__ void __launch_bounds__(policy::finish_threads)
+    reduce_partials_kernel(const T* __restrict__ partials, unsigned count, T* __restrict__ out) {
+  wait_for_prior_grid();
+  const T total = block_sum_of(partials, count);
+  if (threadIdx.x == 0) *out = total;
 }
 
 // ---- launchers ---------------------------------------------------------------------------------
@@ -277,9 +332,25 @@ struct reduce_workspace {
 
 /// Why grid_stride_red cannot run on `device` (it needs a cooperative launch), or "".
 inline std::string red_unsupported(int device) {
-  int cooperative = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  return cooperative ? "" : "grid_stride_red needs a cooperative launch, which this GPU or driver does not offer";
+  return device_attribute(cudaDevAttrCooperativeLaunch, device)
+             ? ""
+             : "grid_stride_red needs a cooperative launch, which this GPU or driver does not offer";
+}
+
+/// tiles_pdl's first grid for n values: `chunk` consecutive tiles per block, at most
+/// policy::chunk_tiles and at least 1, and as many as leave policy::min_waves waves of blocks.
+struct tiles_grid {
+  unsigned blocks, chunk;
+};
+template <class T>
+tiles_grid tiles_pdl_grid(std::size_t n) {
+  constexpr std::size_t tile = std::size_t{policy::block_threads} * policy::vec_items;
+  const std::size_t tiles = ceil_div(n / 4, tile);
+  const std::size_t resident = resident_blocks(reduce_tiles_kernel<T, policy::vec_items>, policy::block_threads, 0);
+  std::size_t chunk = tiles / (std::size_t{policy::min_waves} * resident);
+  chunk = chunk < 1 ? 1 : chunk > policy::chunk_tiles ? policy::chunk_tiles : chunk;
+  const std::size_t blocks = ceil_div(tiles, chunk);
+  return {static_cast<unsigned>(blocks > 0 ? blocks : 1), static_cast<unsigned>(chunk)};
 }
 
 namespace detail {
@@ -299,12 +370,13 @@ void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cu
 }
 }  // namespace detail
 
-/// *d_out = sum of in[0..n). n = 0 gives 0. The grid-stride variants read 16-byte vectors and
-/// need `in` 16-byte aligned (cudaMalloc memory is); others take any pointer. grid_stride_red
-/// throws `unsupported` where a cooperative launch is not offered.
+/// *d_out = sum of in[0..n). n = 0 gives 0. The grid-stride variants (and tiles_pdl) read
+/// 16-byte vectors and need `in` 16-byte aligned (cudaMalloc memory is); others take any
+/// pointer. grid_stride_red throws `unsupported` where a cooperative launch is not offered.
 template <class T>
 void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& ws, cudaStream_t s) {
-  const bool vectors = v == variant::grid_stride_vec || v == variant::grid_stride_vec8 || v == variant::grid_stride_red;
+  const bool vectors = v == variant::grid_stride_vec || v == variant::grid_stride_vec8 || v == variant::grid_stride_red ||
+                       v == variant::tiles_pdl;
   if (vectors && reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
     throw std::invalid_argument("reduce: the grid-stride variants need a 16-byte aligned input (got an address 4 bytes off "
                                 "an aligned one?); use another variant or an aligned buffer");
@@ -323,6 +395,13 @@ void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& w
     unsigned* gate = ws.counter.data() + 1;
     void* args[] = {&in, &n, &gate, &d_out};
     MEMSCOPE_CUDA_CALL(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, policy::block_threads, args, 0, s));
+    return;
+  }
+  if (v == variant::tiles_pdl) {
+    const tiles_grid grid = tiles_pdl_grid<T>(n);
+    reduce_tiles_kernel<T, policy::vec_items><<<grid.blocks, policy::block_threads, 0, s>>>(in, n, grid.chunk, ws.ping.data());
+    MEMSCOPE_CHECK_LAUNCH("reduce_tiles_kernel");
+    launch_dependent(reduce_partials_kernel<T>, 1, policy::finish_threads, s, ws.ping.data(), grid.blocks, d_out);
     return;
   }
   if (v == variant::grid_stride_vec || v == variant::grid_stride_vec8) {

@@ -139,32 +139,40 @@ using default_vector_rows_policy = vector_policy<64, 64, 512, block_order::rows,
 /// An input row pitch (bytes) at which the column order reads many rows on few DRAM channels.
 inline bool rows_order_pitch(std::size_t ld_in_bytes) { return ld_in_bytes % (std::size_t{128} << 10) == 0; }
 
+/// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order).
+template <int Order>
+__device__ __forceinline__ void tile_of(int& tx, int& ty) {
+  if constexpr (Order == block_order::rows) {
+    tx = static_cast<int>(blockIdx.x);
+    ty = static_cast<int>(blockIdx.y);
+  } else {
+    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
+    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
+    if constexpr (Order == block_order::columns) {
+      ty = b % tiles_y;
+      tx = b / tiles_y;
+    } else if constexpr (Order == block_order::diagonal) {
+      // The blocks running at once (consecutive ids) take tiles from every tile row and
+      // column, so their reads and their writes both spread over the whole matrix.
+      ty = b % tiles_y;
+      tx = (b / tiles_y + ty) % tiles_x;
+    } else {
+      static_assert(Order > 0, "a band is a positive number of tile rows");
+      const int band = b / (Order * tiles_x), in_band = b % (Order * tiles_x);
+      const int band_rows = min(Order, tiles_y - band * Order);
+      ty = band * Order + in_band % band_rows;
+      tx = in_band / band_rows;
+    }
+  }
+}
+
 template <class T, class P>
 __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
     transpose_vector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
   static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
   __shared__ uint4 tile[P::tile_rows][P::chunks];
-  int tx = blockIdx.x, ty = blockIdx.y;
-  if constexpr (P::band == block_order::columns) {
-    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
-    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
-    ty = b % tiles_y;
-    tx = b / tiles_y;
-  } else if constexpr (P::band == block_order::diagonal) {
-    // Diagonal order: the blocks running at once (consecutive ids) take tiles from every tile
-    // row and column, so their reads and their writes both spread over the whole matrix.
-    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
-    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
-    ty = b % tiles_y;
-    tx = (b / tiles_y + ty) % tiles_x;
-  } else if constexpr (P::band > 0) {
-    const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
-    const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
-    const int band = b / (P::band * tiles_x), in_band = b % (P::band * tiles_x);
-    const int band_rows = min(P::band, tiles_y - band * P::band);
-    ty = band * P::band + in_band % band_rows;
-    tx = in_band / band_rows;
-  }
+  int tx, ty;
+  tile_of<P::band>(tx, ty);
   const int bx = tx * P::tile_cols, by = ty * P::tile_rows;
   const int t = threadIdx.x;
   uint4 v[P::load_passes];

@@ -41,22 +41,20 @@ void check_map(Op op, Ref ref, double rel, double abs) {
   }
 }
 
-/// Tiles = false: the persistent grid (stream_sum); true: one block per tile (stream_sum_tiles).
-template <class T, bool Tiles = false>
-void check_sum() {
+template <class T>
+void check_sum(bw::read_order order = bw::read_order::persistent) {
   for (std::size_t n : sizes) {
     const std::uint64_t seed = fresh_seed();
     device_buffer<T> a(n);
     fill_hash(reinterpret_cast<float*>(a.data()), n * lanes<T>, seed, fill_kind::small_int);
-    device_buffer<float> partials(Tiles ? bw::stream_sum_tiles_partials<T>(n) : bw::stream_sum_partials<T>(n));
+    device_buffer<float> partials(bw::stream_sum_partials<T>(n, order));
     partials.poison();
-    if (Tiles) bw::stream_sum_tiles(a.data(), n, partials.data(), nullptr);
-    else bw::stream_sum(a.data(), n, partials.data(), nullptr);
+    bw::stream_sum(a.data(), n, partials.data(), nullptr, order);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     double got = 0;
     for (float p : partials.to_host()) got += p;
     const double want = parallel_sum(n * lanes<T>, [&](std::size_t i) { return hash_small_int(seed, i); });
-    EXPECT_EQ(got, want) << "n=" << n << " lanes=" << lanes<T>;
+    EXPECT_EQ(got, want) << "n=" << n << " lanes=" << lanes<T> << (order == bw::read_order::tiles ? " tiles" : "");
   }
 }
 
@@ -114,6 +112,6 @@ TEST(BandwidthKernels, ReadOnlySumIsExact) {
   MEMSCOPE_REQUIRE_GPU();
   check_sum<float>();
   check_sum<float4>();
-  check_sum<float, true>();
-  check_sum<float4, true>();
+  check_sum<float>(bw::read_order::tiles);
+  check_sum<float4>(bw::read_order::tiles);
 }

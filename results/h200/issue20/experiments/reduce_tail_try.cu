@@ -15,7 +15,7 @@
 #include "memscope/bandwidth/stream_kernels.cuh"
 #include "memscope/shared/reduce.cuh"
 
-#include "timing.cuh"
+#include "sum_inputs.cuh"
 
 #include <cub/device/device_reduce.cuh>
 #include <cuda_runtime.h>
@@ -109,16 +109,6 @@ __global__ void __launch_bounds__(256) red_kernel(const vec_t<T>* in, size_t nv,
   }
 }
 
-__global__ void fill_kernel(float* p, size_t n) {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-    const int v = (int)((i * 2654435761u >> 7) % 17) - 8;
-    p[i] = (float)v;
-  }
-}
-__global__ void to_int(const float* f, int* p, size_t n) {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) p[i] = (int)f[i];
-}
-
 template <class T>
 void run(const T* in, size_t max_n, const std::vector<float>& h, int sms) {
   T *partials, *out;
@@ -135,19 +125,14 @@ void run(const T* in, size_t max_n, const std::vector<float>& h, int sms) {
   rd::reduce_workspace<T> ws(max_n);
   for (int lg : {24, 26, 28, 30}) {
     const size_t n = size_t(1) << lg, nv = n / 4;
-    double want = 0;
-    for (size_t i = 0; i < n; ++i) want += h[i];
-    int wrong = 0;
-    auto check = [&] {
-      T g;
-      CK(cudaMemcpy(&g, out, sizeof(T), cudaMemcpyDeviceToHost));
-      if ((double)g != want) ++wrong;
-    };
+    sum_checker checker(h, n);
+    auto check = [&] { checker(out); };
+    int& wrong = checker.wrong;
     const auto* v = reinterpret_cast<const vec_t<T>*>(in);
     const unsigned grid = std::min<size_t>(sms * per_sm, (nv + 1023) / 1024);
     float* fp;
     CK(cudaMalloc(&fp, 1 << 22));
-    const float tiles = median_us([&] { memscope::bandwidth::stream_sum_tiles(v, nv, fp, 0); });
+    const float tiles = median_us([&] { memscope::bandwidth::stream_sum(v, nv, fp, 0, memscope::bandwidth::read_order::tiles); });
     const float ro = median_us([&] { memscope::bandwidth::stream_sum(v, nv, fp, 0); });
     const float mine = median_us([&] { rd::sum(rd::variant::grid_stride_vec, in, n, out, ws, 0); });
     check();
@@ -198,7 +183,7 @@ void run_waves(const T* in, int sms) {
   for (int lg : {28, 30}) {
     const size_t n = size_t(1) << lg, nv = n / 4;
     const auto* v = reinterpret_cast<const vec_t<T>*>(in);
-    const float tiles = median_us([&] { memscope::bandwidth::stream_sum_tiles(v, nv, fp, 0); });
+    const float tiles = median_us([&] { memscope::bandwidth::stream_sum(v, nv, fp, 0, memscope::bandwidth::read_order::tiles); });
     const float ro = median_us([&] { memscope::bandwidth::stream_sum(v, nv, fp, 0); });
     const float cb = median_us([&] { cub::DeviceReduce::Sum(cub_tmp, cub_bytes, in, out, (int64_t)n); });
     printf("2^%d (one-block-per-tile read %.1f us = 1): read_only %.3f, CUB %.3f\n", lg, tiles, tiles / ro, tiles / cb);
@@ -217,16 +202,11 @@ void run_waves(const T* in, int sms) {
 int main(int argc, char** argv) {
   int sms;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  const size_t max_n = size_t(1) << 30;
-  float* f;
-  int* i;
-  CK(cudaMalloc(&f, max_n * 4));
-  CK(cudaMalloc(&i, max_n * 4));
-  fill_kernel<<<4096, 256>>>(f, max_n);
-  to_int<<<4096, 256>>>(f, i, max_n);
-  CK(cudaDeviceSynchronize());
-  std::vector<float> h(max_n);
-  CK(cudaMemcpy(h.data(), f, max_n * 4, cudaMemcpyDeviceToHost));
+  const sum_inputs in;
+  const size_t max_n = in.max_n;
+  float* f = in.f;
+  int* i = in.i;
+  const std::vector<float>& h = in.h;
   if (argc > 1 && std::strcmp(argv[1], "grid") == 0) {
     run_waves(f, sms);
     return 0;

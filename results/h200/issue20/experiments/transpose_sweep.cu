@@ -6,7 +6,13 @@
 //   transpose_sweep 1: every tile/threads/width in four block orders, packed, three shapes;
 //   transpose_sweep 2: the best of those down tile columns and along tile rows, leading
 //                      dimensions packed and skewed by 512 B;
-//   transpose_sweep 3: six block orders for the 8192 x 32768 shape (and the square one).
+//   transpose_sweep 3: six block orders for the 8192 x 32768 shape (and the square one);
+//   transpose_sweep 4: bands of 2, 3, 4 and 8 tile rows for the 8192 x 32768 shape, packed,
+//                      each order measured twice (is a narrow band >= 0.95x?);
+//   transpose_sweep 5: down tile columns, each group of G tile rows shifted by one more tile
+//                      column (order -100 - G), so the rows read at once do not all sit at one
+//                      column offset of the 128 KiB input pitch while the output rows are still
+//                      written in runs of G tiles.
 #include "timing.cuh"
 
 #include <cuda_runtime.h>
@@ -32,6 +38,7 @@ __device__ __forceinline__ void tile_of(int tiles_x, int tiles_y, int& tx, int& 
   else if (Order == -1) { ty = b % tiles_y; tx = (b / tiles_y + ty) % tiles_x; }
   else if (Order == -2) { ty = b % tiles_y; tx = (b / tiles_y + 8 * ty) % tiles_x; }
   else if (Order == 1) { ty = b % tiles_y; tx = b / tiles_y; }
+  else if (Order <= -100) { constexpr int G = Order <= -100 ? -100 - Order : 1; ty = b % tiles_y; tx = (b / tiles_y + ty / G) % tiles_x; }
   else {
     constexpr int B = Order > 1 ? Order : 2;
     const int band = b / (B * tiles_x), in_band = b % (B * tiles_x);
@@ -136,6 +143,8 @@ int main(int argc, char** argv) {
   std::vector<int> skews = {0};
   if (sweep == 2) skews.push_back(128);
   if (sweep == 3) shapes = {wide, square}, skews.push_back(128);
+  if (sweep == 4) shapes = {wide, square};
+  if (sweep == 5) shapes = {wide, square, tall};
   for (int skew : skews)
     for (const auto& [rows, cols] : shapes) {
       g_ldi = cols + skew;
@@ -159,6 +168,11 @@ int main(int argc, char** argv) {
         in_orders<64, 512, 4, 0, 1>(rows, cols);
         in_orders<64, 512, 1, 0, 1>(rows, cols);
         in_orders<32, 256, 2, 0, 1>(rows, cols);
+      } else if (sweep == 5) {
+        in_orders<64, 512, 2, 0, 1, -104, -108, -116, -132, 0, 1, -104, -108, -116, -132>(rows, cols);
+      } else if (sweep == 4) {
+        in_orders<64, 512, 2, 0, 2, 3, 4, 8, 1, 0, 2, 3, 4, 8, 1>(rows, cols);
+        in_orders<64, 256, 4, 0, 2, 4, 0, 2, 4>(rows, cols);
       } else {
         in_orders<64, 512, 2, 0, 1, -1, -2, 16, 64>(rows, cols);
         in_orders<64, 256, 4, 0, 1, -1, -2, 16, 64>(rows, cols);
