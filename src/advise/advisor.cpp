@@ -250,8 +250,9 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
 
   // 3. Written data.
   if (q.share == sharing::block) {
-    a = {"written/block", "shared memory", "per-block partials in shared memory, warp shuffles for the last 32, one launch over a "
-         "grid-stride loop with 16-byte loads",
+    a = {"written/block", "shared memory", "per-block partials in shared memory, warp shuffles for the last 32; over a whole array, "
+         "blocks over consecutive tiles with 16-byte loads and a second kernel, launched as a programmatic dependent "
+         "launch, adding the partials (reduce::variant::tiles_pdl)",
          "threads of one block combine their results: shared memory is the block's scratchpad (static or dynamic `extern "
          "__shared__`: no difference measured)",
          {}, "memscope/shared/reduce.cuh", ""};
