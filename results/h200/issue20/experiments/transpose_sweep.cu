@@ -12,7 +12,11 @@
 //   transpose_sweep 5: down tile columns, each group of G tile rows shifted by one more tile
 //                      column (order -100 - G), so the rows read at once do not all sit at one
 //                      column offset of the 128 KiB input pitch while the output rows are still
-//                      written in runs of G tiles.
+//                      written in runs of G tiles;
+//   transpose_sweep 6: the top half of the tile rows along tile rows, the bottom half down
+//                      tile columns, the two interleaved block by block (order -3), so the row
+//                      order's scattered writes and the column order's scattered reads are in
+//                      flight together: do they land on different DRAM channels?
 #include "timing.cuh"
 
 #include <cuda_runtime.h>
@@ -38,6 +42,16 @@ __device__ __forceinline__ void tile_of(int tiles_x, int tiles_y, int& tx, int& 
   else if (Order == -1) { ty = b % tiles_y; tx = (b / tiles_y + ty) % tiles_x; }
   else if (Order == -2) { ty = b % tiles_y; tx = (b / tiles_y + 8 * ty) % tiles_x; }
   else if (Order == 1) { ty = b % tiles_y; tx = b / tiles_y; }
+  else if (Order == -3) {
+    const int half = tiles_y / 2, top = half * tiles_x, k = b / 2;
+    if (b % 2 == 0 && k < top) { tx = k % tiles_x; ty = k / tiles_x; }
+    else if (b % 2 == 1 && k < tiles_x * (tiles_y - half)) { ty = half + k % (tiles_y - half); tx = k / (tiles_y - half); }
+    else {  // the longer half's leftover blocks, in its own order
+      const int extra = b - 2 * (top < tiles_x * (tiles_y - half) ? top : tiles_x * (tiles_y - half));
+      if (top > tiles_x * (tiles_y - half)) { const int kk = tiles_x * (tiles_y - half) + extra; tx = kk % tiles_x; ty = kk / tiles_x; }
+      else { const int kk = top + extra; ty = half + kk % (tiles_y - half); tx = kk / (tiles_y - half); }
+    }
+  }
   else if (Order <= -100) { constexpr int G = Order <= -100 ? -100 - Order : 1; ty = b % tiles_y; tx = (b / tiles_y + ty / G) % tiles_x; }
   else {
     constexpr int B = Order > 1 ? Order : 2;
@@ -145,6 +159,7 @@ int main(int argc, char** argv) {
   if (sweep == 3) shapes = {wide, square}, skews.push_back(128);
   if (sweep == 4) shapes = {wide, square};
   if (sweep == 5) shapes = {wide, square, tall};
+  if (sweep == 6) shapes = {wide, square, tall};
   for (int skew : skews)
     for (const auto& [rows, cols] : shapes) {
       g_ldi = cols + skew;
@@ -168,6 +183,8 @@ int main(int argc, char** argv) {
         in_orders<64, 512, 4, 0, 1>(rows, cols);
         in_orders<64, 512, 1, 0, 1>(rows, cols);
         in_orders<32, 256, 2, 0, 1>(rows, cols);
+      } else if (sweep == 6) {
+        in_orders<64, 512, 2, 0, 1, -3, 0, 1, -3>(rows, cols);
       } else if (sweep == 5) {
         in_orders<64, 512, 2, 0, 1, -104, -108, -116, -132, 0, 1, -104, -108, -116, -132>(rows, cols);
       } else if (sweep == 4) {
