@@ -86,7 +86,7 @@ struct tile_choice {
   const char* name;
   transpose_fn run;
 };
-/// The library's vector64: its tiles, in the block order its pitch rule picks.
+/// The library's vector64: its tiles, in its block order (which follows the input pitch).
 void library_vector64(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols, cudaStream_t s) {
   tp::transpose(tp::variant::vector64, in, ld_in, out, ld_out, rows, cols, s);
 }
@@ -181,8 +181,8 @@ void register_transpose(registry& reg) {
   s.add("vector_tiles", vector_tiles_case)
       .summary("the vector transpose's tile study: tile rows x columns / threads, block order, cache hints")
       .axis(axis::strings("tiles", tile_choice_names(),
-                          "vector64: the library's (64x64/512-run256 down tile columns, along tile rows where the "
-                          "input pitch is a multiple of 128 KiB); else input rows x columns per tile / threads per "
+                          "vector64: the library's (64x64/512-run256 down tile columns, taken from 64 KiB regions of "
+                          "the width in turn where the input pitch is a multiple of 128 KiB); else input rows x columns per tile / threads per "
                           "block, blocks down tile columns unless -rows (along tile rows), -bandN (down bands of N "
                           "tile rows) or -diagonal; -run256: a warp writes 256 bytes of each of 2 output rows "
                           "(otherwise 128 of each of 4); -cached: no evict-first hints"))

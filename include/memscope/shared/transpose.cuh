@@ -92,10 +92,35 @@ constexpr int diagonal = -1;  // consecutive blocks from every tile row and colu
 // Consecutive blocks down a whole tile column: the blocks running at once write long runs of
 // few output rows and read short pieces of many input rows. On the H200 this is 2-8% faster
 // than along rows (writes suffer more from scatter than reads), except where the input's row
-// pitch is a multiple of 128 KiB: the many rows read at once then fall on few DRAM channels
-// and it runs 3% slower (results/h200/issue20/experiments/transpose_sweeps.txt, orders/).
+// pitch is a multiple of 128 KiB: the many rows read at once then share every address bit up
+// to bit 16 and fall on few DRAM channels, 0.92-0.93x the copy ceiling
+// (results/h200/issue20/experiments/transpose_sweeps.txt, orders/).
 constexpr int columns = -2;
+// Down tile columns, consecutive tile columns taken in turn from column_regions(pitch)
+// regions of the matrix's width, so where the input pitch is a multiple of 128 KiB the rows
+// read at once sit 64 KiB apart in their rows (as in a 64 KiB-pitch matrix): 0.96-0.97x on
+// 128, 256 and 512 KiB input rows, where `columns` gives 0.92-0.95x and `rows` 0.93-0.95x
+// (transpose_sweeps.txt, sweeps 7 and 8). Elsewhere the same as `columns`.
+constexpr int regions = -3;
 }  // namespace block_order
+
+/// log2 of the regions block_order::regions interleaves for an input row pitch in bytes: the
+/// largest power of two <= pitch / 64 KiB where the pitch is a multiple of 128 KiB, else 0
+/// (one region). A power of two, so a block finds its tile with shifts and masks: a division
+/// by a run-time count there cost 1.3% of the transpose (results/h200/issue20/pdl/regions-div).
+__host__ __device__ inline int column_region_shift(std::size_t ld_in_bytes) {
+  constexpr std::size_t k64 = std::size_t{64} << 10;
+  if (ld_in_bytes == 0 || ld_in_bytes % (2 * k64) != 0) return 0;
+  const std::size_t q = ld_in_bytes / k64;
+#ifdef __CUDA_ARCH__
+  return 63 - __clzll(static_cast<long long>(q));
+#else
+  int shift = 0;
+  while ((q >> (shift + 1)) != 0) ++shift;
+  return shift;
+#endif
+}
+inline int column_regions(std::size_t ld_in_bytes) { return 1 << column_region_shift(ld_in_bytes); }
 
 /// Tiles of 4-byte elements moved as 16-byte vectors on both sides. A tile is TileRows input
 /// rows x TileCols input columns; a warp reads whole 16-byte chunks of input rows and writes
@@ -105,7 +130,8 @@ constexpr int columns = -2;
 /// of row r at j ^ (r / 4 % 8): a quarter-warp's chunk stores cover 32 banks, and a warp's
 /// column reads (8 output chunks x 4 columns) 32 different banks (16 x 2 with 256-byte runs:
 /// two lanes a bank). `Band` picks the order the blocks take the tiles in (block_order): along
-/// tile rows, down bands of Band tile rows, diagonally, or down whole tile columns. `Streaming`
+/// tile rows, down bands of Band tile rows, diagonally, down whole tile columns, or down tile
+/// columns taken in turn from regions of the width (block_order::regions). `Streaming`
 /// marks loads and stores evict-first. Rows whose vectors could not be 16-byte aligned (a
 /// leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
 /// (launch_vector); the matrix's ragged edges move element by element.
@@ -129,19 +155,16 @@ struct vector_policy {
 };
 
 /// The library's vector transpose (the `vector64` variant): 64 x 64 tiles, 512 threads, 256-byte
-/// output runs, blocks down tile columns; along tile rows where the input's row pitch would make
-/// that slower (rows_order_pitch). Chosen by transpose/vector_tiles on the H200: 1.4-1.5% faster
-/// than 256 threads with 128-byte runs, 3-11% faster than the earlier 64 x 64 / 256 along tile
-/// rows (results/h200/issue20/orders/tiles-runs.txt).
-using default_vector_policy = vector_policy<64, 64, 512, block_order::columns, true, 256>;
-using default_vector_rows_policy = vector_policy<64, 64, 512, block_order::rows, true, 256>;
+/// output runs, blocks down tile columns, taken from 64 KiB regions in turn where the input
+/// pitch is a multiple of 128 KiB (block_order::regions). Chosen by transpose/vector_tiles on
+/// the H200: 1.4-1.5% faster than 256 threads with 128-byte runs, 3-11% faster than the earlier
+/// 64 x 64 / 256 along tile rows (results/h200/issue20/orders/tiles-runs.txt).
+using default_vector_policy = vector_policy<64, 64, 512, block_order::regions, true, 256>;
 
-/// An input row pitch (bytes) at which the column order reads many rows on few DRAM channels.
-inline bool rows_order_pitch(std::size_t ld_in_bytes) { return ld_in_bytes % (std::size_t{128} << 10) == 0; }
-
-/// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order).
+/// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order);
+/// `region_shift`: column_region_shift of the input pitch (block_order::regions only).
 template <int Order>
-__device__ __forceinline__ void tile_of(int& tx, int& ty) {
+__device__ __forceinline__ void tile_of(int& tx, int& ty, int region_shift) {
   if constexpr (Order == block_order::rows) {
     tx = static_cast<int>(blockIdx.x);
     ty = static_cast<int>(blockIdx.y);
@@ -151,6 +174,12 @@ __device__ __forceinline__ void tile_of(int& tx, int& ty) {
     if constexpr (Order == block_order::columns) {
       ty = b % tiles_y;
       tx = b / tiles_y;
+    } else if constexpr (Order == block_order::regions) {
+      // The k-th tile column taken is tile column k / regions of region k % regions; the
+      // first tiles_x % regions regions are one tile column wider, so every tile is taken once.
+      ty = b % tiles_y;
+      const int k = b / tiles_y, mask = (1 << region_shift) - 1, r = k & mask;
+      tx = r * (tiles_x >> region_shift) + min(r, tiles_x & mask) + (k >> region_shift);
     } else if constexpr (Order == block_order::diagonal) {
       // The blocks running at once (consecutive ids) take tiles from every tile row and
       // column, so their reads and their writes both spread over the whole matrix.
@@ -172,7 +201,7 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
   static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
   __shared__ uint4 tile[P::tile_rows][P::chunks];
   int tx, ty;
-  tile_of<P::band>(tx, ty);
+  tile_of<P::band>(tx, ty, P::band == block_order::regions ? column_region_shift(ld.in * sizeof(T)) : 0);
   const int bx = tx * P::tile_cols, by = ty * P::tile_rows;
   const int t = threadIdx.x;
   uint4 v[P::load_passes];
@@ -267,8 +296,7 @@ void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld
     case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s); break;
     case variant::vector64:
       if constexpr (sizeof(T) == 4) {
-        if (rows_order_pitch(ld_in * sizeof(T))) launch_vector<default_vector_rows_policy>(in, out, rows, cols, ld, s);
-        else launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);
+        launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);
       } else {
         throw std::invalid_argument("transpose: vector64 moves 4-byte elements");
       }

@@ -56,16 +56,29 @@ TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
   MEMSCOPE_REQUIRE_GPU();
   const std::pair<int, int> shapes[] = {{1, 1},    {1, 77},     {77, 1},    {31, 33},  {32, 32},
                                         {64, 64},  {65, 63},    {1000, 999}, {4099, 257}, {256, 1028},
-                                        {65, 32768}};  // a 128 KiB input pitch: vector64 along tile rows
+                                        {65, 32768}};  // a 128 KiB input pitch: vector64 from two regions
   for (const auto& [rows, cols] : shapes) check_shape(rows, cols, 0, 0);
 }
 
-// vector64 walks down tile columns except at input pitches that are multiples of 128 KiB.
-TEST(TransposeGpu, Vector64OrderFollowsTheInputPitch) {
-  EXPECT_TRUE(transpose::rows_order_pitch(std::size_t{128} << 10));
-  EXPECT_TRUE(transpose::rows_order_pitch(std::size_t{256} << 10));
-  EXPECT_FALSE(transpose::rows_order_pitch(std::size_t{64} << 10));
-  EXPECT_FALSE(transpose::rows_order_pitch((std::size_t{128} << 10) + 512));
+// vector64 takes tile columns from 64 KiB regions of the width in turn where the input pitch is
+// a multiple of 128 KiB; every tile must still be taken exactly once, whatever the number of
+// tile columns (odd, fewer than the regions, not a multiple of them).
+TEST(TransposeGpu, ColumnRegionsFollowTheInputPitch) {
+  constexpr std::size_t kib = 1024;
+  EXPECT_EQ(transpose::column_regions(128 * kib), 2);
+  EXPECT_EQ(transpose::column_regions(256 * kib), 4);
+  EXPECT_EQ(transpose::column_regions(512 * kib), 8);
+  EXPECT_EQ(transpose::column_regions(384 * kib), 4);  // a power of two: 96 KiB apart
+  EXPECT_EQ(transpose::column_regions(0), 1);
+  EXPECT_EQ(transpose::column_regions(64 * kib), 1);
+  EXPECT_EQ(transpose::column_regions(192 * kib), 1);
+  EXPECT_EQ(transpose::column_regions(128 * kib + 512), 1);
+  MEMSCOPE_REQUIRE_GPU();
+  check_shape(70, 32700, 68, 0);   // 128 KiB pitch, 2 regions, 511 tile columns
+  check_shape(5, 100, 32668, 0);   // 128 KiB pitch, 2 tile columns
+  check_shape(3, 40, 32728, 0);    // 128 KiB pitch, 1 tile column, fewer than the regions
+  check_shape(3, 65344, 192, 0);   // 256 KiB pitch, 4 regions, 1021 tile columns
+  check_shape(2, 98000, 304, 0);   // 384 KiB pitch, 4 regions, 1532 tile columns
 }
 
 // Pitched rows (aligned or not) and a misaligned base: every variant correct, the padding never

@@ -17,6 +17,12 @@
 //                      tile columns, the two interleaved block by block (order -3), so the row
 //                      order's scattered writes and the column order's scattered reads are in
 //                      flight together: do they land on different DRAM channels?
+//   transpose_sweep 7: down tile columns, consecutive tile columns taken from Q regions of
+//                      the matrix's width in turn (order -200 - Q), so the input rows read at
+//                      once sit at Q column offsets tiles_x / Q tile columns apart (for Q = 2
+//                      on 128 KiB rows: 64 KiB apart, as in the square's 64 KiB rows);
+//   transpose_sweep 8: the same orders on 256 and 512 KiB input rows (4096 x 65536,
+//                      2048 x 131072): which Q, if region starts 64 KiB apart is the rule?
 #include "timing.cuh"
 
 #include <cuda_runtime.h>
@@ -42,6 +48,12 @@ __device__ __forceinline__ void tile_of(int tiles_x, int tiles_y, int& tx, int& 
   else if (Order == -1) { ty = b % tiles_y; tx = (b / tiles_y + ty) % tiles_x; }
   else if (Order == -2) { ty = b % tiles_y; tx = (b / tiles_y + 8 * ty) % tiles_x; }
   else if (Order == 1) { ty = b % tiles_y; tx = b / tiles_y; }
+  else if (Order <= -200) {
+    constexpr int Q = Order <= -200 ? -200 - Order : 1;
+    ty = b % tiles_y;
+    const int k = b / tiles_y, region = tiles_x / Q;
+    tx = (k / Q) + (k % Q) * region;
+  }
   else if (Order == -3) {
     const int half = tiles_y / 2, top = half * tiles_x, k = b / 2;
     if (b % 2 == 0 && k < top) { tx = k % tiles_x; ty = k / tiles_x; }
@@ -160,6 +172,8 @@ int main(int argc, char** argv) {
   if (sweep == 4) shapes = {wide, square};
   if (sweep == 5) shapes = {wide, square, tall};
   if (sweep == 6) shapes = {wide, square, tall};
+  if (sweep == 7) shapes = {wide, square, tall};
+  if (sweep == 8) shapes = {shape{4096, 65536}, shape{2048, 131072}};
   for (int skew : skews)
     for (const auto& [rows, cols] : shapes) {
       g_ldi = cols + skew;
@@ -183,6 +197,10 @@ int main(int argc, char** argv) {
         in_orders<64, 512, 4, 0, 1>(rows, cols);
         in_orders<64, 512, 1, 0, 1>(rows, cols);
         in_orders<32, 256, 2, 0, 1>(rows, cols);
+      } else if (sweep == 8) {
+        in_orders<64, 512, 2, 0, 1, -202, -204, -208, -216, 0, 1, -202, -204, -208, -216>(rows, cols);
+      } else if (sweep == 7) {
+        in_orders<64, 512, 2, 0, 1, -202, -204, -208, -216, 0, 1, -202, -204, -208, -216>(rows, cols);
       } else if (sweep == 6) {
         in_orders<64, 512, 2, 0, 1, -3, 0, 1, -3>(rows, cols);
       } else if (sweep == 5) {
