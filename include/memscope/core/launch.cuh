@@ -2,12 +2,13 @@
 // Grid sizing shared by the launchers.
 
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/memo.hpp"
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
-#include <vector>
 
 namespace memscope {
 
@@ -18,30 +19,19 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 template <class Kernel>
 status try_resident_blocks(Kernel kernel, int block_threads, std::size_t dynamic_smem, unsigned& resident) {
   // Keyed by the kernel's address: kernels of one signature share the template instance.
-  struct key {
-    const void* kernel;
-    int device;
-    std::size_t smem;
-    bool operator==(const key& o) const { return kernel == o.kernel && device == o.device && smem == o.smem; }
-  };
-  static thread_local std::vector<std::pair<key, unsigned>> cache;
+  static thread_local memo<std::tuple<const void*, int, std::size_t>, unsigned> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  const key k{reinterpret_cast<const void*>(kernel), device, dynamic_smem};
-  for (const auto& e : cache)
-    if (e.first == k) {
-      resident = e.second;
-      return {};
-    }
-  int per_sm = 0, sms = 0;
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  if (per_sm == 0)
-    return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
-                           std::to_string(dynamic_smem) + " bytes of shared memory");
-  resident = static_cast<unsigned>(per_sm * sms);
-  cache.emplace_back(k, resident);
-  return {};
+  return cache.try_get({reinterpret_cast<const void*>(kernel), device, dynamic_smem}, resident, [&](unsigned& v) -> status {
+    int per_sm = 0, sms = 0;
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    if (per_sm == 0)
+      return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
+                             std::to_string(dynamic_smem) + " bytes of shared memory");
+    v = static_cast<unsigned>(per_sm * sms);
+    return {};
+  });
 }
 
 template <class Kernel>
@@ -101,14 +91,12 @@ void prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
 /// cudaDeviceGetAttribute, cached per device and attribute: for launchers that must ask on
 /// every call (a launch's host work is on the timed path).
 inline int device_attribute(cudaDeviceAttr attr, int device) {
-  static thread_local std::vector<std::pair<std::pair<int, int>, int>> cache;
-  const std::pair<int, int> k{static_cast<int>(attr), device};
-  for (const auto& e : cache)
-    if (e.first == k) return e.second;
-  int value = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&value, attr, device));
-  cache.emplace_back(k, value);
-  return value;
+  static thread_local memo<std::pair<int, int>, int> cache;
+  return cache.get({static_cast<int>(attr), device}, [&] {
+    int value = 0;
+    MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&value, attr, device));
+    return value;
+  });
 }
 
 // ---- programmatic dependent launch (PDL) ---------------------------------------------------
@@ -130,17 +118,14 @@ __device__ __forceinline__ void wait_for_prior_grid() {
 /// wait and must be launched the ordinary way, or it would read its input before it is written.
 template <class Kernel>
 bool programmatic_launch_ok(Kernel kernel) {
-  static thread_local std::vector<std::pair<std::pair<const void*, int>, bool>> cache;
+  static thread_local memo<std::pair<const void*, int>, bool> cache;
   int device = 0;
   MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
-  const std::pair<const void*, int> k{reinterpret_cast<const void*>(kernel), device};
-  for (const auto& e : cache)
-    if (e.first == k) return e.second;
-  cudaFuncAttributes attr{};
-  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
-  const bool ok = device_attribute(cudaDevAttrComputeCapabilityMajor, device) >= 9 && attr.ptxVersion >= 90;
-  cache.emplace_back(k, ok);
-  return ok;
+  return cache.get({reinterpret_cast<const void*>(kernel), device}, [&] {
+    cudaFuncAttributes attr{};
+    MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+    return device_attribute(cudaDevAttrComputeCapabilityMajor, device) >= 9 && attr.ptxVersion >= 90;
+  });
 }
 
 /// kernel<<<grid, block, 0, s>>>(args...), as a programmatic dependent launch where

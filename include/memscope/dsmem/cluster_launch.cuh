@@ -6,12 +6,13 @@
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
+#include "memscope/core/memo.hpp"
 
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
-#include <vector>
 
 namespace memscope {
 
@@ -22,26 +23,21 @@ namespace memscope {
 /// Cached per kernel and device.
 template <class Kernel>
 status try_compiled_arch(Kernel kernel, int& arch) {
-  static thread_local std::vector<std::pair<std::pair<const void*, int>, int>> cache;
+  static thread_local memo<std::pair<const void*, int>, int> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  const std::pair<const void*, int> k{reinterpret_cast<const void*>(kernel), device};
-  for (const auto& e : cache)
-    if (e.first == k) {
-      arch = e.second;
+  return cache.try_get({reinterpret_cast<const void*>(kernel), device}, arch, [&](int& v) -> status {
+    cudaFuncAttributes a{};
+    const cudaError_t rc = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
+    if (rc == cudaErrorNoKernelImageForDevice || rc == cudaErrorInvalidDeviceFunction) {
+      (void)cudaGetLastError();
+      v = 0;
       return {};
     }
-  cudaFuncAttributes a{};
-  const cudaError_t rc = cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(kernel));
-  arch = a.ptxVersion;
-  if (rc == cudaErrorNoKernelImageForDevice || rc == cudaErrorInvalidDeviceFunction) {
-    (void)cudaGetLastError();
-    arch = 0;
-  } else {
     MEMSCOPE_RETURN_IF_CUDA_ERROR(rc);
-  }
-  cache.emplace_back(k, arch);
-  return {};
+    v = a.ptxVersion;
+    return {};
+  });
 }
 
 template <class Kernel>
@@ -102,45 +98,29 @@ status try_allow_nonportable_clusters(Kernel kernel, int cluster_size) {
 /// Cached per kernel, device and shape: launchers call it inside timed loops.
 template <class Kernel>
 status try_max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std::size_t smem, int& clusters) {
-  struct key {
-    const void* kernel;
-    int device, threads, cluster;
-    std::size_t smem;
-    bool operator==(const key& o) const {
-      return kernel == o.kernel && device == o.device && threads == o.threads && cluster == o.cluster && smem == o.smem;
-    }
-  };
-  static thread_local std::vector<std::pair<key, int>> cache;
+  static thread_local memo<std::tuple<const void*, int, int, int, std::size_t>, int> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  const key k{reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem};
-  for (const auto& e : cache)
-    if (e.first == k) {
-      clusters = e.second;
-      return {};
+  return cache.try_get({reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem}, clusters,
+                       [&](int& v) -> status {
+    // The opt-in ceiling, not `smem`: the attribute is per kernel, and a later query for less
+    // shared memory must not lower it under a size an earlier query approved for launch.
+    int optin = 0;
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    v = 0;
+    if (smem > static_cast<std::size_t>(optin)) return {};
+    MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin)));
+    MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
+                                                     dim3(static_cast<unsigned>(block_threads)), cluster_size, smem, nullptr, attr);
+    // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
+    if (cudaOccupancyMaxActiveClusters(&v, kernel, &config) != cudaSuccess) {
+      (void)cudaGetLastError();
+      v = 0;
     }
-
-  // The opt-in ceiling, not `smem`: the attribute is per kernel, and a later query for less
-  // shared memory must not lower it under a size an earlier query approved for launch.
-  int optin = 0;
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  clusters = 0;
-  if (smem > static_cast<std::size_t>(optin)) {
-    cache.emplace_back(k, 0);
     return {};
-  }
-  MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin)));
-  MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
-  cudaLaunchAttribute attr;
-  const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
-                                                   dim3(static_cast<unsigned>(block_threads)), cluster_size, smem, nullptr, attr);
-  // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
-  if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
-    (void)cudaGetLastError();
-    clusters = 0;
-  }
-  cache.emplace_back(k, clusters);
-  return {};
+  });
 }
 
 template <class Kernel>

@@ -15,6 +15,7 @@
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
+#include "memscope/core/memo.hpp"
 #include "memscope/dsmem/cluster_launch.cuh"
 #include "memscope/dsmem/histogram_kernels.cuh"
 #include "memscope/dsmem/histogram_plan.hpp"
@@ -35,32 +36,27 @@ namespace memscope::histogram {
 /// the code).
 template <class Source, class Rule, class CounterT>
 status try_source_device_limits(device_limits& d) {
-  static thread_local std::vector<std::pair<int, device_limits>> cache;
+  static thread_local memo<int, device_limits> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  for (const auto& e : cache)
-    if (e.first == device) {
-      d = e.second;
-      return {};
-    }
-  const auto cluster = histogram_cluster_kernel<Source, Rule, CounterT>;
-  const auto split = histogram_split_kernel<Source, Rule, CounterT>;
-  int optin = 0, arch_cluster = 0, arch_split = 0, l2 = 0;
-  bool usable_cluster = false, usable_split = false;
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(cluster, arch_cluster));
-  MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(split, arch_split));
-  MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(cluster, usable_cluster));
-  MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(split, usable_split));
-  d = {};
-  d.smem_per_block_optin = static_cast<std::size_t>(optin);
-  d.cluster_code_arch = std::min(arch_cluster, arch_split);
-  d.cluster_launch = usable_cluster && usable_split;
-  d.max_cluster_size = d.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
-  d.l2_bytes = static_cast<std::size_t>(l2);
-  cache.emplace_back(device, d);
-  return {};
+  return cache.try_get(device, d, [&](device_limits& v) -> status {
+    const auto cluster = histogram_cluster_kernel<Source, Rule, CounterT>;
+    const auto split = histogram_split_kernel<Source, Rule, CounterT>;
+    int optin = 0, arch_cluster = 0, arch_split = 0, l2 = 0;
+    bool usable_cluster = false, usable_split = false;
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(cluster, arch_cluster));
+    MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(split, arch_split));
+    MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(cluster, usable_cluster));
+    MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(split, usable_split));
+    v.smem_per_block_optin = static_cast<std::size_t>(optin);
+    v.cluster_code_arch = std::min(arch_cluster, arch_split);
+    v.cluster_launch = usable_cluster && usable_split;
+    v.max_cluster_size = v.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
+    v.l2_bytes = static_cast<std::size_t>(l2);
+    return {};
+  });
 }
 
 template <class SampleT, class Rule = even_rule<SampleT>, class CounterT = std::uint32_t>

@@ -182,13 +182,24 @@ __global__ void __launch_bounds__(policy::block_threads)
   if (threadIdx.x == 0) partials[blockIdx.x] = v;
 }
 
+/// How the 16-byte-load sums end: block 0 adds the n % 4 elements past the last whole vector,
+/// each thread folds its per-load accumulators (one per load in flight, so the loads do not
+/// wait on one another's adds), and the block's sum comes by shuffle (valid in thread 0).
+template <class T, int K>
+__device__ __forceinline__ T block_total(T (&acc)[K], const T* __restrict__ in, std::size_t n) {
+  if (blockIdx.x == 0 && threadIdx.x < n % 4) acc[0] += in[n / 4 * 4 + threadIdx.x];
+  T sum = T(0);
+#pragma unroll
+  for (int u = 0; u < K; ++u) sum += acc[u];
+  return block_sum_shuffle(sum);
+}
+
 /// A persistent grid's share of the sum: 16-byte loads, k in flight per thread, the block's
 /// sum by shuffle (valid in thread 0).
 template <class T, int Items>
 __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std::size_t n) {
   using V = typename vec4<T>::type;
   constexpr int k = Items;
-  static_assert(k >= 2, "the scalar tail uses acc[1]");
   T acc[k] = {};
   // cudaMalloc gives 256-byte alignment, so the vector part starts aligned; the tail (n % 4)
   // is read as scalars.
@@ -212,12 +223,7 @@ __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std
 #pragma unroll
     for (int u = 0; u < k; ++u) acc[u] += vector_sum(v[u]);
   }
-  const std::size_t tail = blockIdx.x * blockDim.x + threadIdx.x;
-  if (tail < n % 4) acc[1] += in[nv * 4 + tail];
-  T sum = T(0);
-#pragma unroll
-  for (int u = 0; u < k; ++u) sum += acc[u];
-  return block_sum_shuffle(sum);
+  return block_total(acc, in, n);
 }
 
 /// One launch for the whole sum: a persistent grid (grid_stride_block_sum), then the last block
@@ -296,11 +302,7 @@ __global__ void __launch_bounds__(policy::block_threads)
 #pragma unroll
     for (int u = 0; u < Items; ++u) acc[u] += vector_sum(v[u]);
   }
-  if (blockIdx.x == 0 && threadIdx.x < n % 4) acc[0] += in[nv * 4 + threadIdx.x];
-  T sum = T(0);
-#pragma unroll
-  for (int u = 0; u < Items; ++u) sum += acc[u];
-  sum = block_sum_shuffle(sum);
+  const T sum = block_total(acc, in, n);
   if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 

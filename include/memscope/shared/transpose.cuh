@@ -171,12 +171,10 @@ __device__ __forceinline__ void tile_of(int& tx, int& ty, int region_shift) {
   } else {
     const int tiles_x = static_cast<int>(gridDim.x), tiles_y = static_cast<int>(gridDim.y);
     const int b = static_cast<int>(blockIdx.y) * tiles_x + static_cast<int>(blockIdx.x);
-    if constexpr (Order == block_order::columns) {
-      ty = b % tiles_y;
-      tx = b / tiles_y;
-    } else if constexpr (Order == block_order::regions) {
+    if constexpr (Order == block_order::columns || Order == block_order::regions) {
       // The k-th tile column taken is tile column k / regions of region k % regions; the
       // first tiles_x % regions regions are one tile column wider, so every tile is taken once.
+      // `columns` is one region (the kernel passes a constant 0 shift, which folds this away).
       ty = b % tiles_y;
       const int k = b / tiles_y, mask = (1 << region_shift) - 1, r = k & mask;
       tx = r * (tiles_x >> region_shift) + min(r, tiles_x & mask) + (k >> region_shift);
