@@ -42,11 +42,28 @@ class evidence_log {
     if (v)
       a_.evidence.push_back(v->text + (v->nearest_note.empty() ? "" : " [" + v->nearest_note + "]") +
                             fmt::format(" (measured on {} ({}))", doc_->device.name, doc_->created_utc.substr(0, 10)));
+    else if (const auto* why = skip_reason(f.suite))
+      a_.evidence.push_back(fmt::format("not measured in this profile: its `{}` points were skipped ({}); `memscope run {}` "
+                                        "measures it on your GPU",
+                                        f.suite, *why, f.suite));
     else
       a_.evidence.push_back(fmt::format("not in this profile: `memscope run {}` measures it on your GPU", f.suite));
   }
 
  private:
+  /// Where the profile holds the suite's rows but every one was skipped (peer on a one-GPU
+  /// machine): the first row's reason.
+  const std::string* skip_reason(const std::string& suite) const {
+    if (!doc_) return nullptr;
+    const std::string* why = nullptr;
+    for (const auto& r : doc_->results) {
+      if (r.suite != suite) continue;
+      if (r.status != case_status::skipped) return nullptr;
+      if (!why) why = &r.message;
+    }
+    return why;
+  }
+
   const present::fact_def& fact(const char* question) const {
     const auto* f = reg_.find_fact(question);
     if (!f) throw std::logic_error(std::string("the advisor asks '") + question + "', which no suite answers");

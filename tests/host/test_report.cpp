@@ -478,3 +478,20 @@ TEST(Advise, TheHostSideBranchesAndTheirFigures) {
   EXPECT_THROW(advise::advise_host(advise::query{}, &d, builtin_registry()), usage_error);
   EXPECT_THROW(advise::parse_origin("sometimes"), usage_error);
 }
+
+// A profile made on a one-GPU machine holds the peer points as skips: the answer says why
+// there is no figure instead of suggesting the suite was never run.
+TEST(Advise, ASuiteSkippedInTheProfileSaysWhy) {
+  auto skipped = row("peer", "copy", {{"engine", std::string("copy_engine")}, {"peer_offset", std::int64_t{1}}}, 0.0);
+  skipped.status = case_status::skipped;
+  skipped.message = "one GPU in this system: no peer to measure";
+  const auto d = doc_with({skipped});
+  advise::query q;
+  q.bytes = 1u << 30;
+  q.gpus = 2;
+  const auto a = advise::advise_host(q, &d, builtin_registry());
+  ASSERT_FALSE(a.evidence.empty());
+  EXPECT_NE(a.evidence.front().find("skipped (one GPU in this system: no peer to measure)"), std::string::npos)
+      << a.evidence.front();
+  EXPECT_NE(a.evidence.front().find("memscope run peer"), std::string::npos) << a.evidence.front();
+}

@@ -26,3 +26,37 @@ TEST(SharedGpu, DynamicSharedMemoryBeyondTheOptInLimitIsAClearError) {
   }
   EXPECT_NO_THROW(prepare_dynamic_smem(kernel, 100 * 1024));  // above 48 KB: opt-in
 }
+
+// The cached queries answer what the uncached CUDA calls answer, and a configuration that
+// cannot run is an error every time (not cached as an answer).
+TEST(LaunchGpu, ResidentBlocksIsTheOccupancyTimesTheSms) {
+  MEMSCOPE_REQUIRE_GPU();
+  auto kernel = reduce::reduce_tiles_kernel<float, reduce::policy::vec_items>;
+  int per_sm = 0, sms = 0;
+  MEMSCOPE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, reduce::policy::block_threads, 0));
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  EXPECT_EQ(resident_blocks(kernel, reduce::policy::block_threads, 0), static_cast<unsigned>(per_sm * sms));
+  EXPECT_EQ(resident_blocks(kernel, reduce::policy::block_threads, 0), static_cast<unsigned>(per_sm * sms));
+  unsigned resident = 12345;
+  // More shared memory than any block may have: the occupancy query fails, or says 0 blocks.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const status st = try_resident_blocks(kernel, reduce::policy::block_threads, std::size_t{1} << 30, resident);
+    EXPECT_FALSE(st.ok()) << "attempt " << attempt;
+    EXPECT_EQ(resident, 12345u);
+  }
+}
+
+TEST(LaunchGpu, ProgrammaticLaunchNeedsSm90AndPtx90) {
+  MEMSCOPE_REQUIRE_GPU();
+  auto kernel = reduce::reduce_partials_kernel<float>;
+  int major = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0));
+  cudaFuncAttributes attr{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+  const bool expected = major >= 9 && attr.ptxVersion >= 90;
+  EXPECT_EQ(programmatic_launch_ok(kernel), expected);
+  EXPECT_EQ(programmatic_launch_ok(kernel), expected);
+  EXPECT_EQ(device_attribute(cudaDevAttrComputeCapabilityMajor, 0), major);
+  std::printf("compute capability %d, PTX %d: programmatic dependent launch %s\n", major, attr.ptxVersion,
+              expected ? "used" : "not used");
+}
