@@ -27,7 +27,7 @@ h2{margin:0 0 8px;font-size:18px}.cards{display:flex;flex-wrap:wrap;gap:10px}
 table{border-collapse:collapse;font-size:12px;width:100%;margin-top:8px}
 th,td{padding:3px 8px;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th:nth-child(-n+2),td:nth-child(-n+2){text-align:left}td.metrics{text-align:left;white-space:normal;color:#4b5563}
-tr.fail td{background:#fee2e2}tr.skipped td{color:#9ca3af}
+tr.fail td{background:#fee2e2}tr.skipped td{color:#9ca3af}p.skips{font-size:13px;color:#6b7280;margin:6px 0}
 details summary{cursor:pointer;color:#2563eb;font-size:13px;margin-top:8px}
 svg.chart{display:block;margin:10px 0;max-width:100%;height:auto}
 svg .title{font-size:14px;font-weight:600}svg .tick{font-size:11px;fill:#374151}svg .label{font-size:12px;fill:#374151}
@@ -69,6 +69,32 @@ std::string device_section(const results_doc& doc) {
   }
   if (!doc.incomplete.empty()) o += "<p class=\"bad\">Incomplete run: " + html_escape(doc.incomplete) + "</p>";
   return o + "</section>";
+}
+
+/// Why a suite's points were skipped, once per reason, above its charts: a suite skipped
+/// everywhere (peer on a one-GPU machine) says so in a line instead of in each of its rows.
+std::string skip_summary(const std::vector<const case_result*>& rows) {
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // in the order first seen
+  std::size_t skipped = 0;
+  for (const auto* r : rows) {
+    if (r->status != case_status::skipped) continue;
+    ++skipped;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& e) { return e.first == r->message; });
+    if (it == reasons.end())
+      reasons.emplace_back(r->message, 1);
+    else
+      ++it->second;
+  }
+  if (skipped == 0) return "";
+  std::string o = fmt::format("<p class=\"skips\">{} of {} points skipped: ", skipped, rows.size());
+  constexpr std::size_t shown = 4;  // reasons that differ only in a size would fill the page
+  for (std::size_t i = 0; i < reasons.size() && i < shown; ++i) {
+    const auto& [why, n] = reasons[i];
+    o += (i ? "; " : "") + html_escape(why.empty() ? "no reason given" : why);
+    if (reasons.size() > 1) o += fmt::format(" ({})", n);
+  }
+  if (reasons.size() > shown) o += fmt::format("; {} more reasons in the rows", reasons.size() - shown);
+  return o + "</p>";
 }
 
 std::string table(const std::vector<const case_result*>& rows) {
@@ -127,8 +153,10 @@ std::string render_html(const results_doc& doc, const registry& reg) {
     for (const auto& f : all_findings)
       if (f.suite == suite) items += "<li>" + html_escape(f.text) + "</li>";
     if (!items.empty()) o += "<ul class=\"findings\">" + items + "</ul>";
+    o += skip_summary(rows);
     for (const auto& svg : charts_for(reg.find_suite(suite), present::suite_view{doc, suite})) o += svg;
-    o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 ? " open" : "",
+    const bool all_skipped = std::all_of(rows.begin(), rows.end(), [](const case_result* r) { return r->status == case_status::skipped; });
+    o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 && !all_skipped ? " open" : "",
                      rows.size(), table(rows));
   }
   // The page checks itself: a headless browser reads data-charts (tests/report).

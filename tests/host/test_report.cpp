@@ -69,6 +69,36 @@ TEST(Report, SelfContainedPageWithAChartPerSuite) {
   EXPECT_EQ(html.find("nan"), std::string::npos);
 }
 
+// A suite skipped everywhere says why once, above its rows, and its table starts folded.
+TEST(Report, SkippedPointsAreSummedUpOncePerReason) {
+  std::vector<case_result> rows;
+  for (int i = 0; i < 3; ++i) {
+    auto r = row("peer", "copy", {{"bytes", std::int64_t{1} << (20 + i)}}, 0.0);
+    r.status = case_status::skipped;
+    r.message = "one GPU in this system: no peer to measure";
+    rows.push_back(r);
+  }
+  rows.push_back(row("transfer", "numa", {{"node", std::string("near")}}, 1e-3));
+  auto far = row("transfer", "numa", {{"node", std::string("far")}}, 0.0);
+  far.status = case_status::skipped;
+  far.message = "this host has one NUMA node";
+  rows.push_back(far);
+  const auto html = report::render_html(doc_with(rows), builtin_registry());
+  EXPECT_NE(html.find("3 of 3 points skipped: one GPU in this system: no peer to measure</p>"), std::string::npos);
+  EXPECT_NE(html.find("1 of 2 points skipped: this host has one NUMA node</p>"), std::string::npos);
+  std::vector<case_result> sizes;
+  for (int i = 0; i < 6; ++i) {
+    auto r = row("histogram", "even", {{"bins", std::int64_t{1} << (16 + i)}}, 0.0);
+    r.status = case_status::skipped;
+    r.message = "needs " + std::to_string(256 << i) + " KiB of shared memory";
+    sizes.push_back(r);
+  }
+  EXPECT_NE(report::render_html(doc_with(sizes), builtin_registry()).find("; 2 more reasons in the rows</p>"), std::string::npos);
+  const auto peer = html.find("id=\"suite-peer\"");
+  ASSERT_NE(peer, std::string::npos);
+  EXPECT_EQ(html.compare(html.find("<details", peer), 9, "<details>"), 0) << "a wholly skipped suite's rows start folded";
+}
+
 TEST(Report, EscapesText) {
   auto d = doc_with({row("s", "<b>&", {}, 1e-3)});
   const auto html = report::render_html(d, builtin_registry());
