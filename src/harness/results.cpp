@@ -9,6 +9,7 @@
 #include <iterator>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -657,6 +658,49 @@ void header_from_runs(results_doc& d) {
 
 }  // namespace
 
+namespace {
+
+std::string axis_names(const case_result& r) {
+  std::string names;
+  for (const auto& [n, v] : r.axes) names += (names.empty() ? "" : ", ") + n;
+  return names;
+}
+
+/// A case whose axes changed between the runs (the suite gained or lost an axis): the latest
+/// input's rows describe the case as it is now, and an earlier input's rows with other axes are
+/// points that no longer exist, which no row key matches, so they would stay beside the new
+/// ones. With `replace` they go; without it that is an error, as a row in two inputs is.
+template <class Name>
+void drop_changed_cases(results_doc& out, std::vector<std::size_t>& row_input, bool replace, const Name& name) {
+  std::map<std::string, std::size_t> latest;                // suite/case -> the last input with rows of it
+  std::map<std::string, std::set<std::string>> now_axes;    // suite/case -> its axes there
+  for (std::size_t k = 0; k < out.results.size(); ++k) {
+    auto& l = latest[out.results[k].id()];
+    l = std::max(l, row_input[k]);
+  }
+  for (std::size_t k = 0; k < out.results.size(); ++k)
+    if (row_input[k] == latest[out.results[k].id()]) now_axes[out.results[k].id()].insert(axis_names(out.results[k]));
+  std::vector<case_result> kept;
+  std::vector<std::size_t> kept_input;
+  for (std::size_t k = 0; k < out.results.size(); ++k) {
+    auto& r = out.results[k];
+    const auto& axes = now_axes[r.id()];
+    if (row_input[k] != latest[r.id()] && !axes.count(axis_names(r))) {
+      if (!replace)
+        throw results_error(r.id() + " has the axes (" + axis_names(r) + ") in " + name(row_input[k]) + " but (" +
+                            *axes.begin() + ") in " + name(latest[r.id()]) +
+                            ": the case changed between the runs (merge --replace keeps the later file's rows of it)");
+      continue;
+    }
+    kept.push_back(std::move(r));
+    kept_input.push_back(row_input[k]);
+  }
+  out.results = std::move(kept);
+  row_input = std::move(kept_input);
+}
+
+}  // namespace
+
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
   const auto name = [&](std::size_t i) { return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1); };
@@ -705,6 +749,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
   }
   std::map<std::string, std::size_t> at;  // (board in a fleet,) row key -> index in out.results
   std::vector<std::string> row_from;      // which input each output row came from, for messages
+  std::vector<std::size_t> row_input;     // the same, as the input's index
   for (std::size_t i = 0; i < docs.size(); ++i) {
     // A merged input brings its own runs; its rows' run numbers move up by those already listed.
     const std::size_t base = out.sources.size();
@@ -723,13 +768,16 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
                               " (merge --replace lets the later file's row take its place)");
         out.results[it->second] = std::move(r);
         row_from[it->second] = name(i);
+        row_input[it->second] = i;
       } else {
         at[key] = out.results.size();
         out.results.push_back(std::move(r));
         row_from.push_back(name(i));
+        row_input.push_back(i);
       }
     }
   }
+  if (!out.fleet) drop_changed_cases(out, row_input, opt.replace, name);
   for (const auto& r : out.results) ++out.sources[r.source].rows;
   header_from_runs(out);
   if (out.fleet) out.rank = -1;  // the header is the first board's; ranks are the sources'

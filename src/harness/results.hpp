@@ -138,7 +138,9 @@ std::string row_key(const case_result& r);
 
 struct merge_options {
   /// A row (suite, case, axes) in several documents: without replace that is an error; with it,
-  /// the later document's row takes the earlier one's place.
+  /// the later document's row takes the earlier one's place. The same for a case measured with
+  /// other axes in a later document (the suite changed): with replace the later document's rows
+  /// of it are the only ones kept.
   bool replace = false;
   /// What to call each document in sources and messages (file names); "input N" when absent.
   std::vector<std::string> names;

@@ -193,6 +193,35 @@ TEST(Merge, ARepeatedRowIsAnErrorUnlessReplaceSaysTheLaterWins) {
   EXPECT_EQ(again.results.front().source, 1u);
 }
 
+// A suite that gained an axis between two runs: the earlier run's rows of that case name
+// points that no longer exist. --replace keeps only the later run's rows of it (they would
+// otherwise stay beside the new rows, every old point twice over); without it, an error.
+TEST(Merge, ACaseWhoseAxesChangedKeepsOnlyTheLaterRunsRows) {
+  auto a = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{1}}}, 1e-3),
+                     row("stencil", "central_difference", {{"radius", std::int64_t{4}}}, 1e-3),
+                     row("bandwidth", "copy", {{"bytes", std::int64_t{1} << 30}}, 1e-3)});
+  auto b = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{1024}}}, 9e-4),
+                     row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{2048}}}, 8e-4)});
+  try {
+    merge({a, b}, {false, {"old.json", "new.json"}});
+    FAIL() << "a changed case was merged";
+  } catch (const results_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("stencil/central_difference has the axes (radius) in old.json but (radius, tile) in new.json"),
+              std::string::npos) << m;
+    EXPECT_NE(m.find("--replace"), std::string::npos) << m;
+  }
+  const auto m = merge({a, b}, {true, {"old.json", "new.json"}});
+  ASSERT_EQ(m.results.size(), 3u);
+  EXPECT_EQ(m.results[0].id(), "bandwidth/copy");  // untouched: the later run did not measure it
+  for (std::size_t k = 1; k < 3; ++k) EXPECT_EQ(m.results[k].axes.size(), 2u);
+  EXPECT_EQ(m.sources[0].rows, 1u);
+  EXPECT_EQ(m.sources[1].rows, 2u);
+  // Rows of the same axes from the earlier run stay where the later run measured other values.
+  auto c = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{8}}, {"tile", std::int64_t{1024}}}, 7e-4)});
+  EXPECT_EQ(merge({b, c}, {false, {"b.json", "c.json"}}).results.size(), 3u);
+}
+
 TEST(Merge, RatiosAreRecomputedWithinOneRunOnly) {
   registry reg;
   case_def k;
