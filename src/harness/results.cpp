@@ -656,10 +656,6 @@ void header_from_runs(results_doc& d) {
   d.commit = same_commit ? d.sources.front().commit : "several (see sources)";
 }
 
-}  // namespace
-
-namespace {
-
 std::string axis_names(const case_result& r) {
   std::string names;
   for (const auto& [n, v] : r.axes) names += (names.empty() ? "" : ", ") + n;
@@ -748,8 +744,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
       }
   }
   std::map<std::string, std::size_t> at;  // (board in a fleet,) row key -> index in out.results
-  std::vector<std::string> row_from;      // which input each output row came from, for messages
-  std::vector<std::size_t> row_input;     // the same, as the input's index
+  std::vector<std::size_t> row_input;     // which input each output row came from
   for (std::size_t i = 0; i < docs.size(); ++i) {
     // A merged input brings its own runs; its rows' run numbers move up by those already listed.
     const std::size_t base = out.sources.size();
@@ -763,16 +758,14 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
       const auto key = (out.fleet ? board_key(src.host, src.device) + '\x1e' : std::string()) + row_key(r);
       if (const auto it = at.find(key); it != at.end()) {
         if (!opt.replace)
-          throw results_error(r.id() + " " + r.axes_label + " is in both " + row_from[it->second] + " and " + name(i) +
+          throw results_error(r.id() + " " + r.axes_label + " is in both " + name(row_input[it->second]) + " and " + name(i) +
                               (out.fleet ? ", measured on one board" : std::string()) +
                               " (merge --replace lets the later file's row take its place)");
         out.results[it->second] = std::move(r);
-        row_from[it->second] = name(i);
         row_input[it->second] = i;
       } else {
         at[key] = out.results.size();
         out.results.push_back(std::move(r));
-        row_from.push_back(name(i));
         row_input.push_back(i);
       }
     }
