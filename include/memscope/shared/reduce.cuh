@@ -194,6 +194,19 @@ __device__ __forceinline__ T block_total(T (&acc)[K], const T* __restrict__ in, 
   return block_sum_shuffle(sum);
 }
 
+/// One round of K 16-byte loads, inv[i + u * step] for u < K where that is below nv (zero
+/// beyond), all issued before any add, then acc[u] += each vector's sum: a round costs one
+/// memory latency however many of its loads are live.
+template <class V, class T, int K>
+__device__ __forceinline__ void load_round(const V* __restrict__ inv, std::size_t i, std::size_t step, std::size_t nv,
+                                           T (&acc)[K]) {
+  V v[K];
+#pragma unroll
+  for (int u = 0; u < K; ++u) v[u] = i + u * step < nv ? inv[i + u * step] : V{};
+#pragma unroll
+  for (int u = 0; u < K; ++u) acc[u] += vector_sum(v[u]);
+}
+
 /// A persistent grid's share of the sum: 16-byte loads, k in flight per thread, the block's
 /// sum by shuffle (valid in thread 0).
 template <class T, int Items>
@@ -216,13 +229,7 @@ __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std
   }
   // Fewer than k vectors are left per thread: one predicated round keeps them in flight
   // together (one at a time cost a memory latency each, ~1 us at the end of every sum).
-  if (i < nv) {
-    V v[k];
-#pragma unroll
-    for (int u = 0; u < k; ++u) v[u] = i + u * stride < nv ? inv[i + u * stride] : V{};
-#pragma unroll
-    for (int u = 0; u < k; ++u) acc[u] += vector_sum(v[u]);
-  }
+  if (i < nv) load_round(inv, i, stride, nv, acc);
   return block_total(acc, in, n);
 }
 
@@ -294,14 +301,7 @@ __global__ void __launch_bounds__(policy::block_threads)
   T acc[Items] = {};
   const std::size_t first = std::size_t{blockIdx.x} * chunk * tile + threadIdx.x;
 #pragma unroll 1
-  for (unsigned c = 0; c < chunk; ++c) {
-    const std::size_t i = first + c * tile;
-    V v[Items];
-#pragma unroll
-    for (int u = 0; u < Items; ++u) v[u] = i + u * policy::block_threads < nv ? inv[i + u * policy::block_threads] : V{};
-#pragma unroll
-    for (int u = 0; u < Items; ++u) acc[u] += vector_sum(v[u]);
-  }
+  for (unsigned c = 0; c < chunk; ++c) load_round(inv, first + c * tile, policy::block_threads, nv, acc);
   const T sum = block_total(acc, in, n);
   if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }

@@ -108,17 +108,13 @@ constexpr int regions = -3;
 /// largest power of two <= pitch / 64 KiB where the pitch is a multiple of 128 KiB, else 0
 /// (one region). A power of two, so a block finds its tile with shifts and masks: a division
 /// by a run-time count there cost 1.3% of the transpose (results/h200/issue20/pdl/regions-div).
-__host__ __device__ inline int column_region_shift(std::size_t ld_in_bytes) {
+inline int column_region_shift(std::size_t ld_in_bytes) {
   constexpr std::size_t k64 = std::size_t{64} << 10;
   if (ld_in_bytes == 0 || ld_in_bytes % (2 * k64) != 0) return 0;
   const std::size_t q = ld_in_bytes / k64;
-#ifdef __CUDA_ARCH__
-  return 63 - __clzll(static_cast<long long>(q));
-#else
   int shift = 0;
   while ((q >> (shift + 1)) != 0) ++shift;
   return shift;
-#endif
 }
 inline int column_regions(std::size_t ld_in_bytes) { return 1 << column_region_shift(ld_in_bytes); }
 
@@ -193,13 +189,16 @@ __device__ __forceinline__ void tile_of(int& tx, int& ty, int region_shift) {
   }
 }
 
+/// `region_shift`: column_region_shift of the input pitch, found once by the launcher (a
+/// per-block computation of it cost every block a few instructions on the hot path).
 template <class T, class P>
 __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
-    transpose_vector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
+    transpose_vector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld,
+                            int region_shift) {
   static_assert(sizeof(T) == 4, "16-byte chunks of four 4-byte elements");
   __shared__ uint4 tile[P::tile_rows][P::chunks];
   int tx, ty;
-  tile_of<P::band>(tx, ty, P::band == block_order::regions ? column_region_shift(ld.in * sizeof(T)) : 0);
+  tile_of<P::band>(tx, ty, P::band == block_order::regions ? region_shift : 0);
   const int bx = tx * P::tile_cols, by = ty * P::tile_rows;
   const int t = threadIdx.x;
   uint4 v[P::load_passes];
@@ -268,7 +267,8 @@ void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cud
   if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out))
     return launch_tiled<T, banks::tile_layout::padded, 64>(in, out, rows, cols, ld, s);
   const dim3 grid = tile_grid(rows, cols, P::tile_rows, P::tile_cols);
-  transpose_vector_kernel<T, P><<<grid, P::threads, 0, s>>>(in, out, rows, cols, ld);
+  const int region_shift = P::band == block_order::regions ? column_region_shift(ld.in * sizeof(T)) : 0;
+  transpose_vector_kernel<T, P><<<grid, P::threads, 0, s>>>(in, out, rows, cols, ld, region_shift);
 }
 
 /// out (cols x rows, row c at out + c * ld_out) = transpose of in (rows x cols, row r at
