@@ -41,7 +41,7 @@ class evidence_log {
     }
     if (v)
       a_.evidence.push_back(v->text + (v->nearest_note.empty() ? "" : " [" + v->nearest_note + "]") +
-                            fmt::format(" (measured on {} ({}))", doc_->device.name, doc_->created_utc.substr(0, 10)));
+                            fmt::format(" (measured on {} ({}))", doc_->device.name, measured_when(f.suite)));
     else if (const auto* why = skip_reason(f.suite))
       a_.evidence.push_back(fmt::format("not measured in this profile: its `{}` points were skipped ({}); `memscope run {}` "
                                         "measures it on your GPU",
@@ -62,6 +62,22 @@ class evidence_log {
       if (!why) why = &r.message;
     }
     return why;
+  }
+
+  /// When the suite's rows were measured: in a merged document (the bundled profile), the
+  /// dates of the runs they come from, not the merge's header (a suite measured on 12-01 and
+  /// merged on 12-02 says 12-01).
+  std::string measured_when(const std::string& suite) const {
+    std::string first, last;
+    for (const auto& r : doc_->results) {
+      if (r.suite != suite) continue;
+      const std::string& when = r.source < doc_->sources.size() ? doc_->sources[r.source].created_utc : doc_->created_utc;
+      const std::string day = when.substr(0, 10);
+      if (first.empty() || day < first) first = day;
+      if (last.empty() || day > last) last = day;
+    }
+    if (first.empty()) return doc_->created_utc.substr(0, 10);
+    return first == last ? first : first + " to " + last;
   }
 
   const present::fact_def& fact(const char* question) const {

@@ -177,8 +177,10 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
   for (const auto& key : order) {
     auto& c = curves[key];
     std::sort(c.begin(), c.end());
-    // Three points at least: two neighbours within 12% on a rising stretch are a transition.
-    const auto levels = detect_levels(c, 0.12, 3);
+    // A latency plateau is flat to a few percent of its median (the H200's L2: 266-287 cycles
+    // from 768 KiB to 24 MiB), so 6%; and three points at least: two neighbours close together
+    // on a rising stretch are a transition.
+    const auto levels = detect_levels(c, 0.06, 3);
     if (levels.empty()) continue;
     auto value = [&](double cycles) { return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0); };
     // Global paths go through the cache levels; shared and constant memory have their own,
@@ -202,7 +204,9 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
           last = x;
           hi = y;
         }
-      if (first > 0) text += fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
+      if (first > 0 && first == last) text += fmt::format("; between, at {}: {:.0f} cycles", format_bytes(first), lo);
+      else if (first > 0)
+        text += fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
     }
     out.push_back(fmt::format("pointer chase, {}: {}", key, text));
   }

@@ -32,6 +32,38 @@ TEST(LatencyLevels, FindsL1NearFarL2AndDram) {
   EXPECT_TRUE(detect_levels({{1024, 40}}).empty());  // one point is no plateau
 }
 
+// A point on the way down from one level must not set the next level's value: the H200's
+// own-slice read (MiB of the whole buffer -> GB/s, cache_bandwidth, 2026-12-02) falls from L2
+// to DRAM through 5855 GB/s at 64 MiB, and a run anchored on that point split the DRAM plateau
+// and reported DRAM at 5855 GB/s, 1.4x the copy ceiling.
+TEST(LatencyLevels, ATransitionPointDoesNotSetTheNextLevel) {
+  const std::vector<std::pair<double, double>> curve = {
+      {24, 28439}, {32, 25353}, {48, 18777}, {64, 5855}, {96, 5113}, {128, 4824}, {192, 4632}, {256, 4531},
+      {384, 4477}, {512, 4437}, {768, 4428}, {1024, 4414}, {1536, 4452}, {2048, 4414}, {3072, 4482}, {4096, 4469}};
+  const auto levels = detect_levels(curve, 0.15);
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0].last_bytes, 32);
+  EXPECT_EQ(levels[1].first_bytes, 64);
+  EXPECT_EQ(levels[1].last_bytes, 4096);
+  EXPECT_NEAR(levels[1].cycles, 4477, 1);  // the plateau's median
+}
+
+// A plateau that rises slowly stays one level while each point is near the median so far; the
+// first point of the climb past it does not join (the H200's default-load L2, cycles by KiB).
+TEST(LatencyLevels, ASlowlyRisingPlateauEndsWhereTheClimbStarts) {
+  const std::vector<std::pair<double, double>> curve = {
+      {768, 265.7},    {1024, 273.3},   {1536, 278.7},  {2048, 280.9},  {3072, 283.4},  {4096, 284.2},
+      {6144, 285.4},   {8192, 285.9},   {12288, 286.1}, {16384, 286.5}, {24576, 286.8}, {32768, 306.9},
+      {49152, 382.1},  {65536, 433.4},  {98304, 517.8}, {131072, 684.9}, {196608, 687.8}, {262144, 687.2}};
+  const auto levels = detect_levels(curve, 0.06, 3);
+  ASSERT_EQ(levels.size(), 2u);
+  EXPECT_EQ(levels[0].first_bytes, 768);
+  EXPECT_EQ(levels[0].last_bytes, 24576);
+  EXPECT_NEAR(levels[0].cycles, 284.2, 0.1);
+  EXPECT_EQ(levels[1].first_bytes, 131072);
+  EXPECT_NEAR(levels[1].cycles, 687.2, 0.1);
+}
+
 TEST(TextureReference, AddressModesFollowTheProgrammingGuide) {
   using texture::address_mode;
   using texture::resolve_index;

@@ -342,6 +342,29 @@ TEST(Advise, CitesMeasuredFiguresWhenTheProfileHasThem) {
   EXPECT_NE(none.evidence[0].find("memscope run constant"), std::string::npos);
 }
 
+// A merged profile's figures carry the day their own run measured them, not the merge's.
+TEST(Advise, AFigureSaysWhenItsRunMeasuredIt) {
+  auto c1 = row("constant", "broadcast", {{"space", std::string("constant")}, {"distinct", std::int64_t{1}}}, 1e-4);
+  c1.metrics["cycles_per_load"] = 39.4;
+  auto g1 = row("constant", "broadcast", {{"space", std::string("global")}, {"distinct", std::int64_t{1}}}, 1e-4);
+  g1.metrics["cycles_per_load"] = 47.3;
+  auto d = doc_with({c1, g1});
+  d.created_utc = "2026-12-02T01:00:00Z";
+  d.sources.resize(2);
+  d.sources[0].created_utc = "2026-11-30T16:59:01Z";
+  d.sources[1].created_utc = "2026-12-01T22:52:52Z";
+  d.results[0].source = d.results[1].source = 1;
+  const auto q16 = q(16, mutability::read_only, warp_access::uniform);
+  auto a = advise::advise(q16, &d, builtin_registry());
+  EXPECT_NE(a.evidence[0].find("(2026-12-01))"), std::string::npos) << a.evidence[0];
+  d.results[0].source = 0;  // the suite's rows from two runs: both days
+  a = advise::advise(q16, &d, builtin_registry());
+  EXPECT_NE(a.evidence[0].find("(2026-11-30 to 2026-12-01))"), std::string::npos) << a.evidence[0];
+  d.sources.clear();  // one run: its header's day
+  a = advise::advise(q16, &d, builtin_registry());
+  EXPECT_NE(a.evidence[0].find("(2026-12-02))"), std::string::npos) << a.evidence[0];
+}
+
 TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
   EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr, builtin_registry()), usage_error);
   EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr, builtin_registry()), usage_error);

@@ -18,25 +18,31 @@ struct latency_level {
   std::size_t points = 0;
 };
 
-/// Splits the curve (sorted by working set) into runs whose latencies stay within `tolerance`
-/// (relative) of the run's first point; runs of fewer than `min_points` are transitions
-/// between levels, not levels, and are dropped.
+namespace detail {
+/// The median of curve[begin, end)'s values (the mean of the middle two for an even count).
+inline double run_median(const std::vector<std::pair<double, double>>& curve, std::size_t begin, std::size_t end) {
+  std::vector<double> ys;
+  for (std::size_t i = begin; i < end; ++i) ys.push_back(curve[i].second);
+  std::sort(ys.begin(), ys.end());
+  const std::size_t m = ys.size() / 2;
+  return ys.size() % 2 ? ys[m] : (ys[m - 1] + ys[m]) / 2;
+}
+}  // namespace detail
+
+/// Splits the curve (sorted by working set) into runs whose values stay within `tolerance`
+/// (relative) of the median of the run so far; runs of fewer than `min_points` are transitions
+/// between levels, not levels, and are dropped. The median, not the run's first point: a
+/// point on the way down from one level (an L2 edge half missed) would otherwise set the next
+/// level's value and split its plateau (the H200's bandwidth curve: "DRAM at 1.4x the copy").
 inline std::vector<latency_level> detect_levels(std::vector<std::pair<double, double>> curve, double tolerance = 0.12,
                                                 std::size_t min_points = 2) {
   std::sort(curve.begin(), curve.end());
   std::vector<latency_level> out;
   std::size_t begin = 0;
-  const auto close_run = [&](std::size_t end) {
-    if (end - begin < min_points) return;
-    std::vector<double> ys;
-    for (std::size_t i = begin; i < end; ++i) ys.push_back(curve[i].second);
-    std::nth_element(ys.begin(), ys.begin() + ys.size() / 2, ys.end());
-    out.push_back({curve[begin].first, curve[end - 1].first, ys[ys.size() / 2], end - begin});
-  };
   for (std::size_t i = 1; i <= curve.size(); ++i) {
-    const double base = curve[begin].second;
+    const double base = detail::run_median(curve, begin, i);
     if (i == curve.size() || !(base > 0) || std::fabs(curve[i].second - base) > tolerance * base) {
-      close_run(i);
+      if (i - begin >= min_points) out.push_back({curve[begin].first, curve[i - 1].first, base, i - begin});
       begin = i;
     }
   }
