@@ -518,6 +518,37 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
                               worst->string_axis("distribution")));
 }
 
+/// A point of a forms case named by its axes, less the strategy and the sample count (one value
+/// per case): "image=gray_f32 layout=contiguous bins=256".
+std::string form_of(const case_result& r) {
+  std::string text;
+  std::size_t at = 0;
+  while (at < r.axes_label.size()) {
+    const std::size_t end = std::min(r.axes_label.find(' ', at), r.axes_label.size());
+    const std::string word = r.axes_label.substr(at, end - at);
+    if (!word.empty() && word.rfind("strategy=", 0) != 0 && word.rfind("samples=", 0) != 0 && word.rfind("pixels=", 0) != 0)
+      text += (text.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return text;
+}
+
+/// CUB's other forms (level ranges, sample and counter types, pixel layouts): the automatic
+/// choice against CUB over every point of the case, the worst and best named.
+void forms_findings(const present::suite_view& v, const char* case_name, const char* what, std::vector<std::string>& out) {
+  const auto rows = auto_rows(v, case_name);
+  const auto ratio = present::metric_of("speedup_vs_cub");
+  const auto* worst = present::worst_by(rows, ratio);
+  const auto* best = present::best_by(rows, ratio);
+  if (!worst || !best) return;
+  std::vector<double> all;
+  for (const auto* r : rows) all.push_back(r->metric("speedup_vs_cub"));
+  std::sort(all.begin(), all.end());
+  out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})", what,
+                            rows.size(), worst->metric("speedup_vs_cub"), form_of(*worst), all[all.size() / 2],
+                            best->metric("speedup_vs_cub"), form_of(*best)));
+}
+
 void histogram_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto uniform = even_rows(v, "uniform");
   const auto n = present::largest(v.rows(present::case_is("even")), "samples");
@@ -536,6 +567,8 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
   }
   adversarial_findings(v, out);
   sizes_findings(v, out);
+  forms_findings(v, "interfaces", "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
+  forms_findings(v, "pixels", "CUB's image forms (interleaved channels, pitched rows)", out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";
