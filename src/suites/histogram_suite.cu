@@ -458,31 +458,42 @@ present::row_list auto_rows(const present::suite_view& v, const char* case_name)
   });
 }
 
+/// The rows' worst, median and best speedup over CUB (worst and best are null for no rows).
+struct cub_spread {
+  const case_result* worst = nullptr;
+  const case_result* best = nullptr;
+  double median = 0;
+};
+cub_spread spread_vs_cub(const present::row_list& rows) {
+  const auto ratio = present::metric_of("speedup_vs_cub");
+  cub_spread s{present::worst_by(rows, ratio), present::best_by(rows, ratio), 0};
+  std::vector<double> all;
+  for (const auto* r : rows) all.push_back(r->metric("speedup_vs_cub"));
+  std::sort(all.begin(), all.end());
+  if (!all.empty()) s.median = all[all.size() / 2];
+  return s;
+}
+
 /// Per bin count, the worst input for the automatic choice against CUB (the figure a library
 /// is judged by), with the median and best beside it.
 void adversarial_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto rows = auto_rows(v, "adversarial");
   if (rows.empty()) return;
   const auto n = present::largest(rows, "samples");
-  const auto ratio = present::metric_of("speedup_vs_cub");
   const case_result* overall = nullptr;
   for (const auto& type : present::string_values(rows, "type"))
     for (const auto b : present::int_values(rows, "bins")) {
       const auto at = present::filter(rows, [&](const case_result& r) {
         return r.int_axis("samples") == n && r.int_axis("bins") == b && r.string_axis("type") == type;
       });
-      const auto* worst = present::worst_by(at, ratio);
-      const auto* best = present::best_by(at, ratio);
-      if (!worst || !best) continue;
-      std::vector<double> all;
-      for (const auto* r : at) all.push_back(r->metric("speedup_vs_cub"));
-      std::sort(all.begin(), all.end());
+      const auto s = spread_vs_cub(at);
+      if (!s.worst || !s.best) continue;
       out.push_back(fmt::format("{} bins, {} {} samples, {} input shapes: automatic choice ({}) worst {:.2f}x CUB HistogramEven "
                                 "({}), median {:.2f}x, best {:.2f}x ({})",
-                                b, n, type, at.size(), worst->label("plan"), worst->metric("speedup_vs_cub"),
-                                worst->string_axis("distribution"), all[all.size() / 2], best->metric("speedup_vs_cub"),
-                                best->string_axis("distribution")));
-      if (!overall || worst->metric("speedup_vs_cub") < overall->metric("speedup_vs_cub")) overall = worst;
+                                b, n, type, at.size(), s.worst->label("plan"), s.worst->metric("speedup_vs_cub"),
+                                s.worst->string_axis("distribution"), s.median, s.best->metric("speedup_vs_cub"),
+                                s.best->string_axis("distribution")));
+      if (!overall || s.worst->metric("speedup_vs_cub") < overall->metric("speedup_vs_cub")) overall = s.worst;
     }
   if (overall)
     out.push_back(fmt::format("worst point of the adversarial set: {} bins, {} samples ({}): {:.2f}x CUB ({})",
@@ -537,16 +548,11 @@ std::string form_of(const case_result& r) {
 /// choice against CUB over every point of the case, the worst and best named.
 void forms_findings(const present::suite_view& v, const char* case_name, const char* what, std::vector<std::string>& out) {
   const auto rows = auto_rows(v, case_name);
-  const auto ratio = present::metric_of("speedup_vs_cub");
-  const auto* worst = present::worst_by(rows, ratio);
-  const auto* best = present::best_by(rows, ratio);
-  if (!worst || !best) return;
-  std::vector<double> all;
-  for (const auto* r : rows) all.push_back(r->metric("speedup_vs_cub"));
-  std::sort(all.begin(), all.end());
+  const auto s = spread_vs_cub(rows);
+  if (!s.worst || !s.best) return;
   out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})", what,
-                            rows.size(), worst->metric("speedup_vs_cub"), form_of(*worst), all[all.size() / 2],
-                            best->metric("speedup_vs_cub"), form_of(*best)));
+                            rows.size(), s.worst->metric("speedup_vs_cub"), form_of(*s.worst), s.median,
+                            s.best->metric("speedup_vs_cub"), form_of(*s.best)));
 }
 
 void histogram_findings(const present::suite_view& v, std::vector<std::string>& out) {
