@@ -529,30 +529,16 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
                               worst->string_axis("distribution")));
 }
 
-/// A point of a forms case named by its axes, less the strategy and the sample count (one value
-/// per case): "image=gray_f32 layout=contiguous bins=256".
-std::string form_of(const case_result& r) {
-  std::string text;
-  std::size_t at = 0;
-  while (at < r.axes_label.size()) {
-    const std::size_t end = std::min(r.axes_label.find(' ', at), r.axes_label.size());
-    const std::string word = r.axes_label.substr(at, end - at);
-    if (!word.empty() && word.rfind("strategy=", 0) != 0 && word.rfind("samples=", 0) != 0 && word.rfind("pixels=", 0) != 0)
-      text += (text.empty() ? "" : " ") + word;
-    at = end + 1;
-  }
-  return text;
-}
-
 /// CUB's other forms (level ranges, sample and counter types, pixel layouts): the automatic
-/// choice against CUB over every point of the case, the worst and best named.
-void forms_findings(const present::suite_view& v, const char* case_name, const char* what, std::vector<std::string>& out) {
+/// choice against CUB over every point of the case, the worst and best named by `axes`.
+void forms_findings(const present::suite_view& v, const char* case_name, const std::vector<std::string>& axes,
+                    const char* what, std::vector<std::string>& out) {
   const auto rows = auto_rows(v, case_name);
   const auto s = spread_vs_cub(rows);
   if (!s.worst || !s.best) return;
   out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})", what,
-                            rows.size(), s.worst->metric("speedup_vs_cub"), form_of(*s.worst), s.median,
-                            s.best->metric("speedup_vs_cub"), form_of(*s.best)));
+                            rows.size(), s.worst->metric("speedup_vs_cub"), present::axes_text(*s.worst, axes), s.median,
+                            s.best->metric("speedup_vs_cub"), present::axes_text(*s.best, axes)));
 }
 
 void histogram_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -573,8 +559,9 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
   }
   adversarial_findings(v, out);
   sizes_findings(v, out);
-  forms_findings(v, "interfaces", "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
-  forms_findings(v, "pixels", "CUB's image forms (interleaved channels, pitched rows)", out);
+  forms_findings(v, "interfaces", {"interface", "type", "counter", "bins"},
+                 "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
+  forms_findings(v, "pixels", {"image", "layout", "bins"}, "CUB's image forms (interleaved channels, pitched rows)", out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";
