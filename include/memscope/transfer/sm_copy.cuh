@@ -33,57 +33,54 @@ struct copy_job {
   const std::uint8_t* src;
 };
 
-/// dst[0, bytes) = src[0, bytes) for each of the first `Jobs` jobs (one or two). With two (both
-/// directions of a link) every thread copies both, half its loads in flight for each: splitting
-/// the grid between the jobs instead moved 0.79x of the copy engines' bidirectional rate over
-/// PCIe and every thread doing both 0.83x (results/h200/issue18/experiments/zero_copy_try.txt).
+/// dst[0, bytes) = src[0, bytes) for each job; blockIdx.y picks the job, so two copies (both
+/// directions of a link) share the GPU in one launch instead of queueing behind each other.
+/// Blocks, not threads, split the jobs: with every thread copying both ways over PCIe, the
+/// writes waited behind the reads' latency, and 4 MiB each way took 157 us instead of 117 us;
+/// only from 256 MiB did it gain (1-4%) (results/h200/issue18/both-ways/).
 /// 16 bytes per access where every pointer is 16-byte aligned.
-template <bool Vector, int Jobs>
+template <bool Vector>
 __global__ void __launch_bounds__(policy::block_threads)
     sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
-  static_assert(Jobs == 1 || Jobs == 2, "one copy, or both directions of a link");
-  const copy_job jobs[2] = {first, second};
+  const copy_job job = blockIdx.y == 0 ? first : second;
+  std::uint8_t* __restrict__ dst = job.dst;
+  const std::uint8_t* __restrict__ src = job.src;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   std::size_t done = 0;
   if constexpr (Vector) {
     const std::size_t n = bytes / 16;
-    constexpr int k = policy::vectors_per_thread / Jobs;
+    auto* d = reinterpret_cast<uint4*>(dst);
+    const auto* s = reinterpret_cast<const uint4*>(src);
+    constexpr int k = policy::vectors_per_thread;
     std::size_t i = tid;
     for (; i + (k - 1) * stride < n; i += k * stride) {
-      uint4 v[Jobs][k];
+      uint4 v[k];
 #pragma unroll
-      for (int j = 0; j < Jobs; ++j)
+      for (int j = 0; j < k; ++j) v[j] = s[i + j * stride];
 #pragma unroll
-        for (int u = 0; u < k; ++u) v[j][u] = reinterpret_cast<const uint4*>(jobs[j].src)[i + u * stride];
-#pragma unroll
-      for (int j = 0; j < Jobs; ++j)
-#pragma unroll
-        for (int u = 0; u < k; ++u) reinterpret_cast<uint4*>(jobs[j].dst)[i + u * stride] = v[j][u];
+      for (int j = 0; j < k; ++j) d[i + j * stride] = v[j];
     }
-    for (; i < n; i += stride)
-#pragma unroll
-      for (int j = 0; j < Jobs; ++j)
-        reinterpret_cast<uint4*>(jobs[j].dst)[i] = reinterpret_cast<const uint4*>(jobs[j].src)[i];
+    for (; i < n; i += stride) d[i] = s[i];
     done = n * 16;
   }
-  for (std::size_t i = done + tid; i < bytes; i += stride)
-#pragma unroll
-    for (int j = 0; j < Jobs; ++j) jobs[j].dst[i] = jobs[j].src[i];
+  for (std::size_t i = done + tid; i < bytes; i += stride) dst[i] = src[i];
 }
 
 /// Enqueues SM copies of `bytes` each, one per job (one or two), in one launch; any pointers a
 /// kernel can address (device, mapped host, peer).
 inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t bytes, cudaStream_t stream) {
   if (bytes == 0) return;
+  const unsigned jobs = second ? 2 : 1;
   const copy_job other = second ? *second : first;
   const bool vector = detail::aligned16(first.dst) && detail::aligned16(first.src) && detail::aligned16(other.dst) &&
                       detail::aligned16(other.src);
-  const auto kernel = second ? (vector ? sm_copy_kernel<true, 2> : sm_copy_kernel<false, 2>)
-                             : (vector ? sm_copy_kernel<true, 1> : sm_copy_kernel<false, 1>);
+  const auto kernel = vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
   const std::size_t units = vector ? bytes / 16 + 1 : bytes;
-  const std::size_t units_per_block = std::size_t{policy::block_threads} * policy::vectors_per_thread / (second ? 2 : 1);
-  const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, units, units_per_block);
+  // The GPU's resident blocks are split between the jobs.
+  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * jobs,
+                                        std::size_t{policy::block_threads} * policy::vectors_per_thread);
+  const dim3 grid(std::max(1u, full / jobs), jobs);
   kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
   MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
 }
