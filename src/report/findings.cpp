@@ -3,16 +3,11 @@
 #include <regex>
 
 namespace memscope::report {
-namespace {
 
-/// A sentence that would print a figure that is not one: NaN, infinity, or a number of more
-/// digits than any measurement has (a file edited by hand, a row missing a metric).
-bool printable(const std::string& text) {
-  static const std::regex bad(R"((^|[^A-Za-z])-?(nan|inf)([^A-Za-z]|$)|[0-9]{25})");
-  return !std::regex_search(text, bad);
+bool shows_non_finite(const std::string& text) {
+  static const std::regex bad(R"((^|[^A-Za-z0-9_])[-+]?(nan|infinity|inf)x?([^A-Za-z0-9_]|$)|[0-9]{25})", std::regex::icase);
+  return std::regex_search(text, bad);
 }
-
-}  // namespace
 
 std::vector<finding> findings(const results_doc& doc, const registry& reg) {
   std::vector<finding> out;
@@ -22,7 +17,7 @@ std::vector<finding> findings(const results_doc& doc, const registry& reg) {
     for (const auto& rule : s.findings) rule(view, texts);
     std::size_t left_out = 0;
     for (auto& t : texts) {
-      if (printable(t)) out.push_back({s.name, std::move(t)});
+      if (!shows_non_finite(t)) out.push_back({s.name, std::move(t)});
       else ++left_out;
     }
     if (left_out)

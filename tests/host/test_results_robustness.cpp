@@ -186,6 +186,35 @@ TEST(Report, AbsurdMetricsAreLeftOutOfFindingsWithANote) {
   EXPECT_NE(all.find("left out"), std::string::npos) << all;
 }
 
+TEST(Report, NonFiniteFiguresAreToldFromLabelsThatContainTheLetters) {
+  for (const char* bad : {"worst nanx CUB", "nan", "-inf GB/s", "(inf)", "median +infinity us", "1.0 / NaN",
+                          "1234567890123456789012345 cycles"})
+    EXPECT_TRUE(report::shows_non_finite(bad)) << bad;
+  for (const char* fine : {"worst 1.74x CUB HistogramEven (nan_heavy)", "see info", "nan_heavy: 256", "inf2 nan3",
+                           "infinite", "banana", "1.2e+30 B"})
+    EXPECT_FALSE(report::shows_non_finite(fine)) << fine;
+}
+
+// The bundled profile's adversarial finding at 4096 bins was left out when its worst input was
+// nan_heavy: the input's name read as a NaN.
+TEST(Report, AFindingNamingTheNanHeavyInputIsKept) {
+  auto d = results_from_json(valid_doc());
+  d.results.clear();
+  for (const std::string dist : {"uniform", "nan_heavy"}) {
+    auto r = timed_row("histogram", "adversarial",
+                       {{"strategy", std::string("auto")}, {"bins", std::int64_t{4096}}, {"distribution", dist},
+                        {"type", std::string("f32")}, {"samples", std::int64_t{1} << 28}},
+                       1e-3);
+    r.metrics["speedup_vs_cub"] = dist == "nan_heavy" ? 1.74 : 10.8;
+    r.labels["plan"] = "block shared memory";
+    d.results.push_back(r);
+  }
+  std::string all;
+  for (const auto& f : report::findings(d, builtin_registry())) all += f.text + "\n";
+  EXPECT_NE(all.find("worst 1.74x CUB HistogramEven (nan_heavy)"), std::string::npos) << all;
+  EXPECT_EQ(all.find("left out"), std::string::npos) << all;
+}
+
 TEST(Advise, RowsWithoutTheAxesAFactNeedsGiveNoFigureNotGarbage) {
   auto d = results_from_json(valid_doc());
   d.results.clear();
