@@ -36,8 +36,8 @@ struct copy_job {
 /// dst[0, bytes) = src[0, bytes) for each job; blockIdx.y picks the job, so two copies (both
 /// directions of a link) share the GPU in one launch instead of queueing behind each other.
 /// Blocks, not threads, split the jobs: with every thread copying both ways over PCIe, the
-/// writes waited behind the reads' latency, and 4 MiB each way took 157 us instead of 117 us;
-/// only from 256 MiB did it gain (1-4%) (results/h200/issue18/both-ways/).
+/// writes waited behind the reads' latency, and 4 MiB each way took 156-160 us instead of 115
+/// us; only from 256 MiB did it gain (2-8%) (results/h200/issue18/both-ways/).
 /// 16 bytes per access where every pointer is 16-byte aligned.
 template <bool Vector>
 __global__ void __launch_bounds__(policy::block_threads)
