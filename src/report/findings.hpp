@@ -21,8 +21,8 @@ std::vector<finding> findings(const results_doc& doc, const registry& reg);
 
 /// Whether `text` prints a figure that is not one: "nan", "inf" or "infinity" standing alone or
 /// with the ratio's "x" (a word of letters, digits or underscores that contains them, such as
-/// the input nan_heavy or "info", is a label), or a number of more digits than any measurement has (a file edited by hand,
-/// a row missing a metric).
+/// the input nan_heavy or "info", is a label), or a number of more digits than any measurement
+/// has (a file edited by hand, a row missing a metric).
 bool shows_non_finite(const std::string& text);
 
 }  // namespace memscope::report

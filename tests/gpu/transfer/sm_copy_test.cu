@@ -39,9 +39,9 @@ TEST(TransferGpu, SmCopyMatchesOnAwkwardSizesAndOffsets) {
     }
 }
 
-// Both copies in one launch, each thread serving both: misaligned starts (the byte path for
-// both jobs) and a size several grid strides long (the unrolled loop, its remainder and the
-// byte tail in one launch).
+// Both copies in one launch (the grid's blocks split between them) in device memory:
+// misaligned starts (the byte path for both jobs) and a size several grid strides long (the
+// unrolled loop, its remainder and the byte tail in one launch).
 TEST(TransferGpu, BothCopiesInOneLaunchOnAwkwardSizesAndOffsets) {
   MEMSCOPE_REQUIRE_GPU();
   const std::uint64_t seed = memscope::testing::fresh_seed();
