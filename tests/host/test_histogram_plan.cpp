@@ -275,3 +275,31 @@ TEST(HistogramPlan, StatusFormsCarryTheKindCodeAndMessage) {
   EXPECT_THROW(memscope::throw_if_error({memscope::status::kind::cuda, cudaErrorMemoryAllocation, "x"}), memscope::cuda_error);
   EXPECT_NO_THROW(memscope::throw_if_error({}));
 }
+
+TEST(HistogramPlan, SharedKernelsRunTheBuildForTheBlocksTheirSharedMemoryLetsAnSmHold) {
+  hg::device_limits h200_sm = h200();  // 228 KiB and 2048 threads per SM, 1 KiB reserved per block
+  h200_sm.smem_per_sm = 228 * 1024;
+  h200_sm.smem_reserved_per_block = 1024;
+  h200_sm.threads_per_sm = 2048;
+  EXPECT_EQ(hg::shared_blocks_per_sm(h200_sm, 113 * 1024), 2);  // 2 x (113 + 1) KiB = 228 KiB
+  EXPECT_EQ(hg::shared_blocks_per_sm(h200_sm, 113 * 1024 + 4), 1);
+  EXPECT_EQ(hg::shared_blocks_per_sm(h200_sm, 0), 2);
+  const auto plan_of = [&](int bins, hg::strategy kind, int cluster = 0) {
+    hg::plan p;
+    EXPECT_TRUE(hg::try_plan_histogram(bins, h200_sm, kind, cluster, always, p).ok());
+    return p;
+  };
+  EXPECT_EQ(plan_of(16384, hg::strategy::automatic).blocks_per_sm, 2);  // block_smem, 64 KiB
+  EXPECT_EQ(plan_of(32768, hg::strategy::automatic).blocks_per_sm, 1);  // block_smem, 128 KiB
+  const hg::plan split = plan_of(65536, hg::strategy::automatic);       // two 128 KiB halves
+  EXPECT_EQ(split.kind, hg::strategy::cluster_split);
+  EXPECT_EQ(split.blocks_per_sm, 1);
+  EXPECT_EQ(plan_of(4096, hg::strategy::cluster_split, 2).blocks_per_sm, 2);
+  EXPECT_EQ(plan_of(131072, hg::strategy::cluster_dsmem, 4).blocks_per_sm, 1);
+  // 1536 threads per SM (sm_86, sm_89): never two 1024-thread blocks, whatever the memory.
+  hg::device_limits ada = h200_sm;
+  ada.threads_per_sm = 1536;
+  EXPECT_EQ(hg::shared_blocks_per_sm(ada, 1024), 1);
+  // Limits not read (a hand-made device_limits): the one-block build, correct anywhere.
+  EXPECT_EQ(hg::shared_blocks_per_sm(h200(), 1024), 1);
+}

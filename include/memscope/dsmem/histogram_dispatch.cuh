@@ -40,12 +40,16 @@ status try_source_device_limits(device_limits& d) {
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   return cache.try_get(device, d, [&](device_limits& v) -> status {
-    const auto cluster = histogram_cluster_kernel<Source, Rule, CounterT>;
-    const auto split = histogram_split_kernel<Source, Rule, CounterT>;
-    int optin = 0, arch_cluster = 0, arch_split = 0, l2 = 0;
+    // Both builds of a kernel come from one module: asking one of them answers for both.
+    const auto cluster = histogram_cluster_kernel<Source, Rule, CounterT, 1>;
+    const auto split = histogram_split_kernel<Source, Rule, CounterT, 1>;
+    int optin = 0, arch_cluster = 0, arch_split = 0, l2 = 0, per_sm = 0, reserved = 0, threads = 0;
     bool usable_cluster = false, usable_split = false;
     MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
     MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(cluster, arch_cluster));
     MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(split, arch_split));
     MEMSCOPE_RETURN_IF_ERROR(try_clusters_usable(cluster, usable_cluster));
@@ -55,6 +59,9 @@ status try_source_device_limits(device_limits& d) {
     v.cluster_launch = usable_cluster && usable_split;
     v.max_cluster_size = v.cluster_launch ? policy::max_cluster_size : 0;  // occupancy decides per shape
     v.l2_bytes = static_cast<std::size_t>(l2);
+    v.smem_per_sm = static_cast<std::size_t>(per_sm);
+    v.smem_reserved_per_block = static_cast<std::size_t>(reserved);
+    v.threads_per_sm = threads;
     return {};
   });
 }
@@ -89,12 +96,13 @@ status try_plan_for_source(int num_bins, std::int64_t num_samples, const options
   // A cluster shape counts as runnable only where both cluster kernels co-schedule it: the
   // automatic choice may hand it to either. A failed query ends the planning with its error.
   status query;
-  const auto runs = [&query](int c, std::size_t smem) {
+  const auto runs = [&query, &dev](int c, std::size_t smem) {
+    const int blocks = shared_blocks_per_sm(dev, smem);
     int a = 0, b = 0;
     if (query.ok())
-      query = try_max_active_clusters(histogram_cluster_kernel<Source, Rule, CounterT>, policy::block_threads, c, smem, a);
+      query = try_max_active_clusters(cluster_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c, smem, a);
     if (query.ok())
-      query = try_max_active_clusters(histogram_split_kernel<Source, Rule, CounterT>, policy::block_threads, c, smem, b);
+      query = try_max_active_clusters(split_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c, smem, b);
     return query.ok() && a > 0 && b > 0;
   };
   const status planned = try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out, rule_searches<Rule>::value);
@@ -235,7 +243,7 @@ template <class Source, class Rule, class CounterT>
 constexpr auto byte_kernel() {
   if constexpr (sizeof(typename Source::value_type) == 1)
     return histogram_byte_kernel<Source, Rule, CounterT>;
-  else return histogram_block_smem_kernel<Source, Rule, CounterT>;
+  else return histogram_block_smem_kernel<Source, Rule, CounterT, 2>;
 }
 
 template <class CounterT>
@@ -306,7 +314,7 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
       return lease.release();
     }
     case strategy::block_smem: {
-      const auto kernel = p.byte_values ? byte_kernel<Source, Rule, CounterT>() : histogram_block_smem_kernel<Source, Rule, CounterT>;
+      const auto kernel = p.byte_values ? byte_kernel<Source, Rule, CounterT>() : block_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
       unsigned grid = 1;
       MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, p.smem_bytes));
       MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(kernel, threads, p.smem_bytes, n, per_block, grid));
@@ -318,8 +326,8 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
     }
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
-      const auto kernel = p.kind == strategy::cluster_dsmem ? histogram_cluster_kernel<Source, Rule, CounterT>
-                                                            : histogram_split_kernel<Source, Rule, CounterT>;
+      const auto kernel = p.kind == strategy::cluster_dsmem ? cluster_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm)
+                                                            : split_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
       int clusters = 0;
       MEMSCOPE_RETURN_IF_ERROR(try_max_active_clusters(kernel, threads, p.cluster_size, p.smem_bytes, clusters));
       // A split cluster walks its samples once per block, so it covers per_block samples a trip.

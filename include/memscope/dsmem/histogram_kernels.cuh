@@ -12,6 +12,27 @@
 
 namespace memscope::histogram {
 
+// The shared-memory kernels (block, DSMEM cluster, split cluster) come built twice, for the
+// blocks of their shared memory one SM holds (plan::blocks_per_sm): two, or one. Without a
+// minimum in its launch bounds ptxas gives a 1024-thread block 32 registers, so that two fit an
+// SM, and that build is the faster where two do (10-12% on the H200). Where the shared memory
+// admits only one, a build promised one block gets 48 and is faster: 3% (block at 32768 bins,
+// split clusters at 65536 and 262144), 6% on sorted data (DSMEM clusters)
+// (results/h200/issue16/experiments/split_loop_try.txt).
+
+/// The launch bounds' minimum blocks per SM for a build for BlocksPerSM: where the architecture
+/// being compiled holds fewer than 2048 threads per SM no two 1024-thread blocks fit, and ptxas
+/// would ignore the 2 with a warning.
+template <int BlocksPerSM>
+constexpr int min_blocks_per_sm() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
+                               __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+  return 1;
+#else
+  return BlocksPerSM;
+#endif
+}
+
 /// global_atomics (copies == 1) and global_private: block b adds to copy b % copies, copy 0
 /// being the output and copy c > 0 scratch + (c - 1) * num_bins; histogram_fold_kernel sums
 /// the copies afterwards. With Window, bins in the block's window count in shared memory and
@@ -56,8 +77,8 @@ __global__ void histogram_fold_kernel(const CounterT* __restrict__ scratch, int 
   }
 }
 
-template <class Source, class Rule, class CounterT>
-__global__ void __launch_bounds__(policy::block_threads)
+template <class Source, class Rule, class CounterT, int BlocksPerSM>
+__global__ void __launch_bounds__(policy::block_threads, min_blocks_per_sm<BlocksPerSM>())
     histogram_block_smem_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                                 CounterT* __restrict__ histogram) {
   std::uint32_t* counters = shared_counters();
@@ -107,8 +128,8 @@ __global__ void histogram_scatter_kernel(const CounterT* __restrict__ combined, 
 /// Bins are interleaved over the cluster: bin b lives in block b % C at b / C. C is a power of
 /// two, so owner and slot are a mask and a shift (the seed's contiguous split divides), and a
 /// skewed distribution's hot neighbouring bins land in different blocks.
-template <class Source, class Rule, class CounterT>
-__global__ void __launch_bounds__(policy::block_threads)
+template <class Source, class Rule, class CounterT, int BlocksPerSM>
+__global__ void __launch_bounds__(policy::block_threads, min_blocks_per_sm<BlocksPerSM>())
     histogram_cluster_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                              int log2_cluster, int bins_per_block, CounterT* __restrict__ histogram) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -144,8 +165,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// counts only those in its own range. The C reads of a sample come close together from
 /// co-scheduled blocks, so L2 serves all but the first; nothing crosses to another SM's
 /// shared memory. The cluster launch is what guarantees the blocks run together.
-template <class Source, class Rule, class CounterT>
-__global__ void __launch_bounds__(policy::block_threads)
+template <class Source, class Rule, class CounterT, int BlocksPerSM>
+__global__ void __launch_bounds__(policy::block_threads, min_blocks_per_sm<BlocksPerSM>())
     histogram_split_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
                            int log2_cluster, int bins_per_block, CounterT* __restrict__ histogram) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -168,6 +189,21 @@ __global__ void __launch_bounds__(policy::block_threads)
 #else
   __trap();
 #endif
+}
+
+/// The build of each shared-memory kernel for `blocks_per_sm` (plan::blocks_per_sm).
+template <class Source, class Rule, class CounterT>
+auto block_kernel_for(int blocks_per_sm) {
+  return blocks_per_sm >= 2 ? histogram_block_smem_kernel<Source, Rule, CounterT, 2>
+                            : histogram_block_smem_kernel<Source, Rule, CounterT, 1>;
+}
+template <class Source, class Rule, class CounterT>
+auto cluster_kernel_for(int blocks_per_sm) {
+  return blocks_per_sm >= 2 ? histogram_cluster_kernel<Source, Rule, CounterT, 2> : histogram_cluster_kernel<Source, Rule, CounterT, 1>;
+}
+template <class Source, class Rule, class CounterT>
+auto split_kernel_for(int blocks_per_sm) {
+  return blocks_per_sm >= 2 ? histogram_split_kernel<Source, Rule, CounterT, 2> : histogram_split_kernel<Source, Rule, CounterT, 1>;
 }
 
 }  // namespace memscope::histogram

@@ -80,7 +80,19 @@ struct device_limits {
   /// device may launch clusters but this code cannot use them.
   int cluster_code_arch = 0;
   std::size_t l2_bytes = 0;  // global_private sizes its copies to fit (0: one copy)
+  std::size_t smem_per_sm = 0;             // shared memory one SM holds for its blocks
+  std::size_t smem_reserved_per_block = 0;  // what the system takes of it per block
+  int threads_per_sm = 0;                   // resident threads one SM holds
 };
+
+/// Blocks of policy::block_threads threads with `smem` bytes of dynamic shared memory each one
+/// SM of `dev` holds at once, counting only 1 or 2: which build of a shared-memory kernel runs
+/// (histogram_kernels.cuh: compiled for two blocks per SM, or for one with more registers).
+inline int shared_blocks_per_sm(const device_limits& dev, std::size_t smem) {
+  const bool two = dev.threads_per_sm >= 2 * policy::block_threads &&
+                   2 * (smem + dev.smem_reserved_per_block) <= dev.smem_per_sm;
+  return two ? 2 : 1;
+}
 
 /// Thrown when the GPU cannot run the requested strategy (no clusters, too little shared
 /// memory, a cluster that cannot be co-scheduled): a suite skips the point with this reason.
@@ -95,6 +107,9 @@ struct plan {
   bool warp_aggregate = false;  // global strategies: lanes with equal bins add once
   int window_bins = 0;          // global strategies: bins each block counts in shared memory
   bool byte_values = false;     // block_smem over 8-bit samples: counts the 256 raw values, binned once per block
+  /// block_smem, cluster_dsmem, cluster_split: the SM's blocks of smem_bytes its kernel was
+  /// built for (shared_blocks_per_sm: 2, or 1 where two blocks' shared memory does not fit).
+  int blocks_per_sm = 2;
 };
 
 inline const char* to_string(strategy s) {
@@ -159,6 +174,8 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
   const std::size_t whole = static_cast<std::size_t>(num_bins) * sizeof(std::uint32_t);
   const auto chose = [&](const plan& p) {
     out = p;
+    if (p.kind == strategy::block_smem || p.kind == strategy::cluster_dsmem || p.kind == strategy::cluster_split)
+      out.blocks_per_sm = shared_blocks_per_sm(dev, p.smem_bytes);
     return status{};
   };
   const auto block_plan = [&] { return plan{strategy::block_smem, 1, static_cast<int>(num_bins), whole}; };

@@ -111,6 +111,25 @@ TEST(HistogramGpu, LargeBinCountsAcrossClusterCapacity) {
     check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, 0);
 }
 
+// The shared-memory kernels' two builds (one or two blocks per SM) both run, each where the
+// plan says: at 32768 bins a block's 128 KiB leaves room for no second block on any GPU, at
+// 1024 bins two fit wherever an SM holds 2048 threads. Counts against the CPU reference.
+TEST(HistogramGpu, BothSharedKernelBuildsRunWhereThePlanSays) {
+  MEMSCOPE_REQUIRE_GPU();
+  const auto dev = hg::current_device_limits<float>();
+  EXPECT_GE(dev.smem_per_sm, dev.smem_per_block_optin);
+  EXPECT_GE(dev.threads_per_sm, hg::policy::block_threads);
+  for (int bins : {1024, 32768}) {
+    const std::size_t smem = static_cast<std::size_t>(bins) * sizeof(std::uint32_t);
+    if (smem > dev.smem_per_block_optin) continue;
+    const hg::plan p = hg::plan_for<float>(bins, 1 << 20, {hg::strategy::block_smem, 0});
+    EXPECT_EQ(p.blocks_per_sm, hg::shared_blocks_per_sm(dev, smem));
+    if (bins == 32768) EXPECT_EQ(p.blocks_per_sm, 1);
+    if (bins == 1024) EXPECT_EQ(p.blocks_per_sm, dev.threads_per_sm >= 2048 ? 2 : 1);
+    check_all_strategies<float>(1000003, bins, hg::shape_of(hg::distribution::normal), 0.0f, 1.0f, 1);
+  }
+}
+
 TEST(HistogramGpu, ContentionAndDirtyData) {
   MEMSCOPE_REQUIRE_GPU();
   for (auto d : {hg::distribution::one_bin, hg::distribution::normal, hg::distribution::dirty})
