@@ -580,6 +580,12 @@ std::string board_of(const results_doc& doc, const case_result& row) {
   return board_key(doc.host, doc.device);
 }
 
+double copy_ceiling_of(const results_doc& doc, const case_result& row) {
+  if (row.source < doc.sources.size() && doc.sources[row.source].copy_ceiling_gbps > 0)
+    return doc.sources[row.source].copy_ceiling_gbps;
+  return doc.copy_ceiling_gbps;
+}
+
 namespace {
 
 /// A document's runs, each naming its board (older documents' runs are the header's board).

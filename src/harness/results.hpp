@@ -163,6 +163,9 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
 std::string board_key(const std::string& host, const device_info& device);
 /// The board of a row's run in `doc` (the header's board where its source names none).
 std::string board_of(const results_doc& doc, const case_result& row);
+/// The device-to-device copy ceiling of the run that measured `row` (a merged document's header
+/// carries its first run's; a row's throughput is judged against the ceiling of its own run).
+double copy_ceiling_of(const results_doc& doc, const case_result& row);
 /// One document per board, in the order the boards first appear; a document that is not a
 /// fleet comes back alone. Each board's document has that board's header and runs.
 std::vector<results_doc> split_boards(const results_doc& doc);

@@ -26,6 +26,13 @@ axis_scale to_axis(present::scale s) {
   return axis_scale::linear;
 }
 
+/// The copy ceiling a chart draws: its rows' run's (0: none). A chart's rows are one case of
+/// one suite, measured in one run.
+double chart_ceiling(const chart_spec& spec, const row_list& rows, const results_doc& doc) {
+  if (!spec.copy_ceiling) return 0;
+  return rows.empty() ? doc.copy_ceiling_gbps : copy_ceiling_of(doc, *rows.front());
+}
+
 std::string render_one(const chart_spec& spec, const row_list& rows, const std::string& title, const results_doc& doc) {
   if (spec.kind == chart_kind::bars) {
     bar_chart c;
@@ -36,8 +43,7 @@ std::string render_one(const chart_spec& spec, const row_list& rows, const std::
       const double v = spec.y(*r);
       if (std::isfinite(v)) c.bars.push_back({spec.label(*r), v, spec.peer && spec.peer(*r)});
     }
-    if (spec.copy_ceiling && doc.copy_ceiling_gbps > 0)
-      c.reference_lines.push_back({"copy ceiling", doc.copy_ceiling_gbps});
+    if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0) c.reference_lines.push_back({"copy ceiling", ceiling});
     return render(c);
   }
   line_chart c;
@@ -61,7 +67,7 @@ std::string render_one(const chart_spec& spec, const row_list& rows, const std::
   if (spec.level_marks && !c.lines.empty())
     for (double edge : level_edges(c.lines.front().points))
       c.x_marks.push_back({edge, "level ends " + format_bytes(edge)});
-  if (spec.copy_ceiling && doc.copy_ceiling_gbps > 0) c.y_refs.push_back({"copy ceiling", doc.copy_ceiling_gbps});
+  if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0) c.y_refs.push_back({"copy ceiling", ceiling});
   return render(c);
 }
 

@@ -89,16 +89,18 @@ void bandwidth_case(case_state& st) {
 }
 
 
-std::string gbps_text(const results_doc& doc, double gbps) {
-  return doc.copy_ceiling_gbps > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / doc.copy_ceiling_gbps)
-                                   : fmt::format("{:.0f} GB/s", gbps);
+/// gbps against the copy ceiling of the run that measured the suite's rows (`row`: one of them).
+std::string gbps_text(const results_doc& doc, const case_result& row, double gbps) {
+  const double ceiling = copy_ceiling_of(doc, row);
+  return ceiling > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / ceiling) : fmt::format("{:.0f} GB/s", gbps);
 }
 
 void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::string>& out) {
   // The capacity levels: only modes where a level is a cache that holds the working set.
   for (const std::string mode : {"own_slice", "spread"}) {
     std::vector<std::pair<double, double>> c;
-    for (const auto* r : v.rows(present::axis_is("sharing", mode)))
+    const auto rows = v.rows(present::axis_is("sharing", mode));
+    for (const auto* r : rows)
       c.push_back({mode == "spread" ? static_cast<double>(r->int_axis("ws_bytes").value_or(0)) : r->metric("bytes_per_sm"), r->gbps});
     if (c.size() < 2) continue;
     std::sort(c.begin(), c.end());
@@ -108,7 +110,7 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
     opt.per_sm = mode == "own_slice";
     opt.bandwidth = true;
     out.push_back(fmt::format("{}: {}", mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)" : "slices rotate between SMs (x = buffer)",
-                              present::describe_levels(levels, v.doc.device, [&](double g) { return gbps_text(v.doc, g); },
+                              present::describe_levels(levels, v.doc.device, [&](double g) { return gbps_text(v.doc, *rows.front(), g); },
                                                        c.back().first, opt)));
   }
   // Shared lines: the peak within L1, then what the SMs get past it, and whether it falls at
@@ -129,13 +131,13 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
   for (const auto* r : past_l1) mid.push_back(r->gbps);
   std::sort(mid.begin(), mid.end());
   std::string text = fmt::format("every SM reads one buffer (shared lines, not a cache level): {} at {} (in L1); {} to {} past L1 up to the {} L2",
-                                 gbps_text(v.doc, peak->gbps), format_bytes(static_cast<double>(peak->int_axis("ws_bytes").value_or(0))),
-                                 gbps_text(v.doc, mid.front()), gbps_text(v.doc, mid.back()), format_bytes(l2));
+                                 gbps_text(v.doc, *peak, peak->gbps), format_bytes(static_cast<double>(peak->int_axis("ws_bytes").value_or(0))),
+                                 gbps_text(v.doc, *peak, mid.front()), gbps_text(v.doc, *peak, mid.back()), format_bytes(l2));
   if (!past_l2.empty()) {
     const auto* far = present::best_by(past_l2, [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); });
     const double ratio = far->gbps / mid[mid.size() / 2];
     text += fmt::format("; at {} ({:.1f}x the L2) still {}: {}", format_bytes(static_cast<double>(far->int_axis("ws_bytes").value_or(0))),
-                        static_cast<double>(far->int_axis("ws_bytes").value_or(0)) / l2, gbps_text(v.doc, far->gbps),
+                        static_cast<double>(far->int_axis("ws_bytes").value_or(0)) / l2, gbps_text(v.doc, *far, far->gbps),
                         ratio > 0.7 ? "the L2's capacity is no edge here, SMs share lines in flight"
                                     : "it falls past the L2's capacity");
   }

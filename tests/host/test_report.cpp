@@ -250,6 +250,18 @@ TEST(Merge, RatiosAreRecomputedWithinOneRunOnly) {
   EXPECT_TRUE(std::isnan(a.results[1].metric("speedup_vs_ref")));
 }
 
+TEST(Merge, EveryRowKeepsTheCopyCeilingOfItsOwnRun) {
+  auto a = doc_with({row("s", "a", {}, 1e-3)});
+  auto b = doc_with({row("s", "b", {}, 1e-3)});
+  a.copy_ceiling_gbps = 4265.8;
+  b.copy_ceiling_gbps = 4243.6;
+  EXPECT_DOUBLE_EQ(copy_ceiling_of(a, a.results[0]), 4265.8);  // one run: its header's
+  const auto m = merge({a, b});
+  ASSERT_EQ(m.results.size(), 2u);
+  EXPECT_DOUBLE_EQ(m.copy_ceiling_gbps, 4265.8);  // the header is the first run's
+  for (const auto& r : m.results) EXPECT_DOUBLE_EQ(copy_ceiling_of(m, r), r.name == "a" ? 4265.8 : 4243.6) << r.name;
+}
+
 TEST(Merge, TheReaderRefusesRunsThatAreNotListed) {
   auto a = doc_with({row("s", "x", {}, 1e-3)});
   auto j = to_json(a);
