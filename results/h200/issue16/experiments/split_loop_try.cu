@@ -23,14 +23,7 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                   \
-  do {                                                                          \
-    cudaError_t e = (x);                                                        \
-    if (e != cudaSuccess) {                                                     \
-      std::printf("%s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); \
-      std::exit(1);                                                             \
-    }                                                                           \
-  } while (0)
+#include "../../issue20/experiments/timing.cuh"  // CK: a checked CUDA call
 
 namespace hist = memscope::histogram;
 using hist::sample_vector;
