@@ -13,24 +13,20 @@
 namespace memscope::histogram {
 
 // The shared-memory kernels (block, DSMEM cluster, split cluster) come built twice, for the
-// blocks of their shared memory one SM holds (plan::blocks_per_sm): two, or one. Without a
-// minimum in its launch bounds ptxas gives a 1024-thread block 32 registers, so that two fit an
-// SM, and that build is the faster where two do (10-12% on the H200). Where the shared memory
-// admits only one, a build promised one block gets 48 and is faster: 3% (block at 32768 bins,
-// split clusters at 65536 and 262144), 6% on sorted data (DSMEM clusters)
-// (results/h200/issue16/experiments/split_loop_try.txt).
+// blocks of their shared memory one SM holds (plan::blocks_per_sm). Where two fit, the build
+// ptxas sizes itself (launch bounds of 1024 threads and no minimum): 32 registers where the
+// loop fits them, so two blocks share the SM, and that is 10-12% faster than one block with
+// more (float even bins on the H200); a heavier loop keeps what it needs (41 for double level
+// ranges: forced into 32 it spilled and ran 2.5-3.5% slower). Where the shared memory admits
+// only one block, a build promised one (minimum 1) takes up to 64 and is faster: 3-4% (block
+// at 32768 bins, split clusters at 65536 and 262144), 6% on sorted data (DSMEM clusters), 16%
+// (double samples in a split cluster) (results/h200/issue16/experiments/split_loop_try.txt,
+// results/h200/profile-028abf1/).
 
-/// The launch bounds' minimum blocks per SM for a build for BlocksPerSM: where the architecture
-/// being compiled holds fewer than 2048 threads per SM no two 1024-thread blocks fit, and ptxas
-/// would ignore the 2 with a warning.
+/// The launch bounds' minimum blocks per SM of the build for BlocksPerSM: 1, or none (0).
 template <int BlocksPerSM>
 constexpr int min_blocks_per_sm() {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 750 || __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || \
-                               __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
-  return 1;
-#else
-  return BlocksPerSM;
-#endif
+  return BlocksPerSM == 1 ? 1 : 0;
 }
 
 /// global_atomics (copies == 1) and global_private: block b adds to copy b % copies, copy 0

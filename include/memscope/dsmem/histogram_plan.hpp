@@ -85,9 +85,11 @@ struct device_limits {
   int threads_per_sm = 0;                   // resident threads one SM holds
 };
 
-/// Blocks of policy::block_threads threads with `smem` bytes of dynamic shared memory each one
-/// SM of `dev` holds at once, counting only 1 or 2: which build of a shared-memory kernel runs
-/// (histogram_kernels.cuh: compiled for two blocks per SM, or for one with more registers).
+/// Blocks of policy::block_threads threads with `smem` bytes of dynamic shared memory each that
+/// the shared memory and threads of one SM of `dev` admit, counting only 1 or 2: which build of
+/// a shared-memory kernel runs (histogram_kernels.cuh: where 2, the build ptxas sizes itself,
+/// two blocks per SM where its registers allow; where 1, the build for one block, with more
+/// registers).
 inline int shared_blocks_per_sm(const device_limits& dev, std::size_t smem) {
   const bool two = dev.threads_per_sm >= 2 * policy::block_threads &&
                    2 * (smem + dev.smem_reserved_per_block) <= dev.smem_per_sm;
@@ -107,8 +109,9 @@ struct plan {
   bool warp_aggregate = false;  // global strategies: lanes with equal bins add once
   int window_bins = 0;          // global strategies: bins each block counts in shared memory
   bool byte_values = false;     // block_smem over 8-bit samples: counts the 256 raw values, binned once per block
-  /// block_smem, cluster_dsmem, cluster_split: the SM's blocks of smem_bytes its kernel was
-  /// built for (shared_blocks_per_sm: 2, or 1 where two blocks' shared memory does not fit).
+  /// block_smem, cluster_dsmem, cluster_split: which build of the kernel runs
+  /// (shared_blocks_per_sm): 2 where two blocks of smem_bytes fit an SM, 1 where they do not
+  /// (the build for one block per SM, with more registers).
   int blocks_per_sm = 2;
 };
 
