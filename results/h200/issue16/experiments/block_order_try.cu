@@ -127,9 +127,6 @@ int main() {
   std::size_t temp_bytes = 0;
   CK(cub::DeviceHistogram::HistogramEven(d_temp, temp_bytes, d_samples, d_ref, bins + 1, 0.0f, 1.0f, static_cast<int>(n)));
   CK(cudaMalloc(&d_temp, temp_bytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
   const std::size_t vectors = n / 4;
   std::printf("%-40s %-9s %s\n", "variant", "input", "median us (min-max, 31 runs)");
   for (auto d : {hist::distribution::uniform, hist::distribution::hot_cold}) {
@@ -177,18 +174,7 @@ int main() {
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(got.data(), d_out, bins * 4, cudaMemcpyDeviceToHost));
       const char* check = !e.counts ? "-" : got == ref ? "ok" : "WRONG";
-      std::vector<float> t;
-      for (int r = 0; r < 34; ++r) {
-        CK(cudaMemsetAsync(d_out, 0, bins * 4));
-        CK(cudaEventRecord(e0));
-        e.run();
-        CK(cudaEventRecord(e1));
-        CK(cudaEventSynchronize(e1));
-        float ms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 3) t.push_back(ms * 1000);
-      }
-      std::sort(t.begin(), t.end());
+      const auto t = sorted_us([&] { CK(cudaMemsetAsync(d_out, 0, bins * 4)); }, e.run, 31);
       std::printf("%-40s %-9s %7.1f (%.1f-%.1f) %s\n", e.name.c_str(), d == hist::distribution::uniform ? "uniform" : "hot_cold",
                   t[t.size() / 2], t.front(), t.back(), check);
     }

@@ -309,9 +309,6 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&d_out, (1 << 18) * 4));
   CK(cudaMemcpy(d_uniform, h.data(), n * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(d_reverse, h_rev.data(), n * 4, cudaMemcpyHostToDevice));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
 
   // others: block kernels (cluster 1) and DSMEM clusters, at one and two blocks per SM.
   const std::vector<shape> shapes = others ? std::vector<shape>{{32768, 1}, {16384, 1}, {4096, 1}, {65536, 2}, {131072, 4}, {16384, 2}}
@@ -381,18 +378,7 @@ int main(int argc, char** argv) {
           std::printf("%s %s %d: %s\n", k.name, inputs[in], s.bins, ok ? "ok" : "WRONG");
           continue;
         }
-        std::vector<float> t;
-        for (int r = 0; r < 34; ++r) {
-          CK(cudaMemsetAsync(d_out, 0, s.bins * 4));
-          CK(cudaEventRecord(e0));
-          k.run();
-          CK(cudaEventRecord(e1));
-          CK(cudaEventSynchronize(e1));
-          float ms = 0;
-          CK(cudaEventElapsedTime(&ms, e0, e1));
-          if (r >= 3) t.push_back(ms * 1000);
-        }
-        std::sort(t.begin(), t.end());
+        const auto t = sorted_us([&] { CK(cudaMemsetAsync(d_out, 0, s.bins * 4)); }, k.run, 31);
         std::printf("%-24s %-15s %8d %7d  %8.1f (%.1f-%.1f) %s\n", k.name, inputs[in], s.bins, s.cluster, t[t.size() / 2],
                     t.front(), t.back(), ok ? "ok" : "WRONG");
       }

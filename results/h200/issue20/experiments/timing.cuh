@@ -1,6 +1,6 @@
 #pragma once
 // What issue 20's throw-away experiments share: a checked CUDA call and an event-timed median
-// (3 warm-up launches, then `reps` each timed alone).
+// (3 warm-up launches, then `reps` each timed alone), or all of the times, sorted.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,13 +17,16 @@
     }                                                                           \
   } while (0)
 
-template <class F>
-float median_us(F launch, int reps = 41) {
+/// The times in us of `reps` launches after 3 warm-ups, each event-timed alone, sorted;
+/// `before()` runs ahead of each launch, untimed (resetting an output the launch adds to).
+template <class Before, class F>
+std::vector<float> sorted_us(Before before, F launch, int reps) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   std::vector<float> t;
   for (int r = 0; r < reps + 3; ++r) {
+    before();
     CK(cudaEventRecord(a));
     launch();
     CK(cudaEventRecord(b));
@@ -36,5 +39,11 @@ float median_us(F launch, int reps = 41) {
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
   std::sort(t.begin(), t.end());
+  return t;
+}
+
+template <class F>
+float median_us(F launch, int reps = 41) {
+  const std::vector<float> t = sorted_us([] {}, launch, reps);
   return t[t.size() / 2];
 }
