@@ -6,6 +6,10 @@
 //  - both ways with the grid split unevenly, or with every thread copying both ways.
 // 1 GiB per direction, mapped cudaHostAlloc memory, each variant event-timed, median of 9 after
 // 3 warm-ups; every destination checked against the pattern afterwards.
+// `./zero_copy_try peer`: the same copies with GPU 1's memory as the far side (over NVLink where
+// the GPUs have it), peer access enabled both ways: "up" reads the peer, "down" writes it. Added
+// after the host runs (zero_copy_try.txt), for a two-GPU machine; the kernels are unchanged.
+// `peer-self` runs that path with GPU 0 as its own peer (a correctness check on one GPU).
 // Built: nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I../../../../include zero_copy_try.cu
 #include "../../issue20/experiments/timing.cuh"
 #include "memscope/transfer/sm_copy.cuh"
@@ -124,21 +128,56 @@ __global__ void __launch_bounds__(512) ldg_mixed_kernel(tr::copy_job a, tr::copy
   }
 }
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "host";
+  if (mode != "host" && mode != "peer" && mode != "peer-self") {
+    std::printf("usage: zero_copy_try [host|peer|peer-self]\n");
+    return 2;
+  }
+  const bool peer = mode != "host";
   const size_t bytes = size_t(1) << 30;
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  CK(cudaSetDeviceFlags(cudaDeviceMapHost));
   unsigned char *h_up, *h_down, *d_up, *d_down, *d_a, *d_b;
-  CK(cudaHostAlloc(&h_up, bytes, cudaHostAllocMapped));
-  CK(cudaHostAlloc(&h_down, bytes, cudaHostAllocMapped));
+  unsigned char *m_up, *m_down;  // the far side as GPU 0's kernels address it
+  if (mode == "peer") {
+    int gpus = 0, can01 = 0, can10 = 0;
+    CK(cudaGetDeviceCount(&gpus));
+    if (gpus < 2) {
+      std::printf("skipped: peer mode needs two GPUs, this machine has %d\n", gpus);
+      return 0;
+    }
+    CK(cudaDeviceCanAccessPeer(&can01, 0, 1));
+    CK(cudaDeviceCanAccessPeer(&can10, 1, 0));
+    if (!can01 || !can10) {
+      std::printf("skipped: GPUs 0 and 1 cannot access each other's memory\n");
+      return 0;
+    }
+    CK(cudaSetDevice(1));
+    CK(cudaDeviceEnablePeerAccess(0, 0));
+    CK(cudaMalloc(&m_up, bytes));
+    CK(cudaMalloc(&m_down, bytes));
+    CK(cudaSetDevice(0));
+    CK(cudaDeviceEnablePeerAccess(1, 0));
+  } else if (peer) {
+    CK(cudaMalloc(&m_up, bytes));
+    CK(cudaMalloc(&m_down, bytes));
+  } else {
+    CK(cudaSetDeviceFlags(cudaDeviceMapHost));
+    CK(cudaHostAlloc(&h_up, bytes, cudaHostAllocMapped));
+    CK(cudaHostAlloc(&h_down, bytes, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m_up), h_up, 0));
+    CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m_down), h_down, 0));
+  }
+  if (peer) {  // the copy engine's far side is the device pointer itself (unified addressing)
+    h_up = m_up;
+    h_down = m_down;
+  }
+  std::printf("mode %s\n", mode.c_str());
   CK(cudaMalloc(&d_up, bytes));
   CK(cudaMalloc(&d_down, bytes));
   CK(cudaMalloc(&d_a, bytes));
   CK(cudaMalloc(&d_b, bytes));
-  unsigned char *m_up, *m_down;
-  CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m_up), h_up, 0));
-  CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&m_down), h_down, 0));
   cudaStream_t s0, s1;
   CK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
   CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
@@ -182,13 +221,13 @@ int main() {
   auto gbps = [&](float us, int dirs) { return double(bytes) * dirs / (us * 1e3); };
 
   // Copy engines.
-  const float ce_up = median_us(on_legacy([&] { CK(cudaMemcpyAsync(d_up, h_up, bytes, cudaMemcpyHostToDevice, s0)); }), reps);
-  const float ce_down = median_us(on_legacy([&] { CK(cudaMemcpyAsync(h_down, d_down, bytes, cudaMemcpyDeviceToHost, s0)); }), reps);
+  const float ce_up = median_us(on_legacy([&] { CK(cudaMemcpyAsync(d_up, h_up, bytes, cudaMemcpyDefault, s0)); }), reps);
+  const float ce_down = median_us(on_legacy([&] { CK(cudaMemcpyAsync(h_down, d_down, bytes, cudaMemcpyDefault, s0)); }), reps);
   const float ce_both = median_us(on_legacy([&] {
                                     CK(cudaEventRecord(fork, s0));
                                     CK(cudaStreamWaitEvent(s1, fork));
-                                    CK(cudaMemcpyAsync(d_up, h_up, bytes, cudaMemcpyHostToDevice, s0));
-                                    CK(cudaMemcpyAsync(h_down, d_down, bytes, cudaMemcpyDeviceToHost, s1));
+                                    CK(cudaMemcpyAsync(d_up, h_up, bytes, cudaMemcpyDefault, s0));
+                                    CK(cudaMemcpyAsync(h_down, d_down, bytes, cudaMemcpyDefault, s1));
                                     CK(cudaEventRecord(join, s1));
                                     CK(cudaStreamWaitEvent(s0, join));
                                   }),
