@@ -2,8 +2,11 @@
 # The data-path checks of issue 18 on one GPU host, from the binaries staged in .dev/ (or the
 # xz bundle in .devz/): the NVLinks NVML reports, the GPU and CLI tests, verify of the three
 # data-path suites, the NUMA placement, a --concurrent run, two ranks emulating srun (on one
-# GPU their merge must be refused), and memcheck over the new host-placement code. Evidence
-# goes to $1 (default ./ev).
+# GPU their merge must be refused), memcheck over the new host-placement code, and, where it
+# was staged, the peer mode of the throw-away zero_copy_try (bulk copies over NVLink; build it
+# with nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -Iinclude
+# results/h200/issue18/experiments/zero_copy_try.cu -o .dev/zero_copy_try). Evidence goes to $1
+# (default ./ev).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -x .dev/memscope ] || tar xJf .devz/bundle.txz
@@ -28,3 +31,7 @@ cat "$O/ranks/merge.txt" >&2
 step memcheck
 compute-sanitizer --tool memcheck --error-exitcode 9 "$D/memscope" verify transfer/numa transfer/copy --axis bytes=1000003 \
   > "$O/memcheck.txt" 2>&1; echo "rc=$?" >> "$O/memcheck.txt"; tail -3 "$O/memcheck.txt" >&2
+if [ -x "$D/zero_copy_try" ]; then
+  step zero-copy peer; "$D/zero_copy_try" peer > "$O/zero_copy_peer.txt" 2>&1; echo "rc=$?" >> "$O/zero_copy_peer.txt"
+  tail -4 "$O/zero_copy_peer.txt" >&2
+fi
