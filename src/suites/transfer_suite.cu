@@ -167,7 +167,6 @@ void copy_case(case_state& st) {
 /// Overlap: a kernel, an upload and a download of the same size, alone, one after another on
 /// one stream, and on three streams at once.
 struct overlap_policy {
-  static constexpr std::size_t bytes = std::size_t{256} << 20;
   /// Passes of the device-memory kernel: enough that it is not negligible beside the copies.
   static constexpr int kernel_passes = 16;
 };

@@ -21,6 +21,13 @@ struct policy {
   /// 16-byte loads each thread keeps in flight: a remote read (PCIe, NVLink) waits microseconds,
   /// so the SMs must hold more than a link's bandwidth-delay product (~64 KB per SM here).
   static constexpr int vectors_per_thread = 8;
+  /// From this many bytes per copy, both copies of a launch (both directions of a link) are
+  /// served by every thread, half its loads in flight for each; below it the grid's blocks
+  /// split between them. Over PCIe, against the blocks split, on one board each: every thread
+  /// copying both ways gained 3.8% at 1 GiB and 8-9% at 4 GiB, was +3% / +1% / -7% at 256 MiB,
+  /// and lost 3-36% from 16 KiB to 64 MiB, where a thread's writes waited behind its reads'
+  /// latency (results/h200/issue18/both-ways/, size-choice/). Unmeasured over NVLink.
+  static constexpr std::size_t every_thread_both_min_bytes = std::size_t{1} << 30;
 };
 
 namespace detail {
@@ -33,18 +40,20 @@ struct copy_job {
   const std::uint8_t* src;
 };
 
-/// dst[0, bytes) = src[0, bytes) for each job; blockIdx.y picks the job, so two copies (both
-/// directions of a link) share the GPU in one launch instead of queueing behind each other.
-/// Blocks, not threads, split the jobs: with every thread copying both ways over PCIe, the
-/// writes waited behind the reads' latency, and 4 MiB each way took 156-160 us instead of 115
-/// us; only from 256 MiB did it gain (2-8%) (results/h200/issue18/both-ways/).
-/// 16 bytes per access where every pointer is 16-byte aligned.
-template <bool Vector>
+/// dst[0, bytes) = src[0, bytes) for each job, so two copies (both directions of a link) share
+/// the GPU in one launch instead of queueing behind each other: blockIdx.y picks a block's job,
+/// or with EveryThreadBoth every thread copies both (policy::every_thread_both_min_bytes says
+/// where each wins). 16 bytes per access where every pointer is 16-byte aligned.
+template <bool Vector, bool EveryThreadBoth = false>
 __global__ void __launch_bounds__(policy::block_threads)
     sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
-  const copy_job job = blockIdx.y == 0 ? first : second;
-  std::uint8_t* __restrict__ dst = job.dst;
-  const std::uint8_t* __restrict__ src = job.src;
+  // Restrict-qualified pointers per job, not an array of jobs: without them ptxas took 60
+  // registers instead of 32 for one job, and the blocks-split copy ran 5-8% slower.
+  const copy_job a = EveryThreadBoth || blockIdx.y == 0 ? first : second;
+  std::uint8_t* __restrict__ dst = a.dst;
+  const std::uint8_t* __restrict__ src = a.src;
+  std::uint8_t* __restrict__ dst_b = second.dst;
+  const std::uint8_t* __restrict__ src_b = second.src;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   std::size_t done = 0;
@@ -52,34 +61,58 @@ __global__ void __launch_bounds__(policy::block_threads)
     const std::size_t n = bytes / 16;
     auto* d = reinterpret_cast<uint4*>(dst);
     const auto* s = reinterpret_cast<const uint4*>(src);
-    constexpr int k = policy::vectors_per_thread;
+    auto* d_b = reinterpret_cast<uint4*>(dst_b);
+    const auto* s_b = reinterpret_cast<const uint4*>(src_b);
+    constexpr int k = policy::vectors_per_thread / (EveryThreadBoth ? 2 : 1);
     std::size_t i = tid;
     for (; i + (k - 1) * stride < n; i += k * stride) {
-      uint4 v[k];
+      uint4 v[k], v_b[k];
 #pragma unroll
       for (int j = 0; j < k; ++j) v[j] = s[i + j * stride];
+      if constexpr (EveryThreadBoth)
+#pragma unroll
+        for (int j = 0; j < k; ++j) v_b[j] = s_b[i + j * stride];
 #pragma unroll
       for (int j = 0; j < k; ++j) d[i + j * stride] = v[j];
+      if constexpr (EveryThreadBoth)
+#pragma unroll
+        for (int j = 0; j < k; ++j) d_b[i + j * stride] = v_b[j];
     }
-    for (; i < n; i += stride) d[i] = s[i];
+    for (; i < n; i += stride) {
+      d[i] = s[i];
+      if constexpr (EveryThreadBoth) d_b[i] = s_b[i];
+    }
     done = n * 16;
   }
-  for (std::size_t i = done + tid; i < bytes; i += stride) dst[i] = src[i];
+  for (std::size_t i = done + tid; i < bytes; i += stride) {
+    dst[i] = src[i];
+    if constexpr (EveryThreadBoth) dst_b[i] = src_b[i];
+  }
 }
 
 /// Enqueues SM copies of `bytes` each, one per job (one or two), in one launch; any pointers a
-/// kernel can address (device, mapped host, peer).
-inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t bytes, cudaStream_t stream) {
+/// kernel can address (device, mapped host, peer). Two jobs of at least
+/// `every_thread_both_from` bytes are served by every thread, else by the grid's blocks split
+/// between them (a parameter so that tests reach both kernels at small sizes).
+inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t bytes, cudaStream_t stream,
+                         std::size_t every_thread_both_from = policy::every_thread_both_min_bytes) {
   if (bytes == 0) return;
-  const unsigned jobs = second ? 2 : 1;
   const copy_job other = second ? *second : first;
   const bool vector = detail::aligned16(first.dst) && detail::aligned16(first.src) && detail::aligned16(other.dst) &&
                       detail::aligned16(other.src);
-  const auto kernel = vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
   const std::size_t units = vector ? bytes / 16 + 1 : bytes;
+  const std::size_t per_block = std::size_t{policy::block_threads} * policy::vectors_per_thread;
+  if (second && bytes >= every_thread_both_from) {
+    const auto kernel = vector ? sm_copy_kernel<true, true> : sm_copy_kernel<false, true>;
+    const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, units, per_block / 2);
+    kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
+    MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
+    return;
+  }
+  const unsigned jobs = second ? 2 : 1;
+  const auto kernel = vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
   // The GPU's resident blocks are split between the jobs.
-  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * jobs,
-                                        std::size_t{policy::block_threads} * policy::vectors_per_thread);
+  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * jobs, per_block);
   const dim3 grid(std::max(1u, full / jobs), jobs);
   kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
   MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
@@ -91,9 +124,10 @@ inline void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
 
 /// Two copies of `bytes` at once (both directions of a link), sharing the GPU.
 inline void sm_copy_both(void* dst_a, const void* src_a, void* dst_b, const void* src_b, std::size_t bytes,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, std::size_t every_thread_both_from = policy::every_thread_both_min_bytes) {
   const copy_job b{static_cast<std::uint8_t*>(dst_b), static_cast<const std::uint8_t*>(src_b)};
-  sm_copy_jobs({static_cast<std::uint8_t*>(dst_a), static_cast<const std::uint8_t*>(src_a)}, &b, bytes, stream);
+  sm_copy_jobs({static_cast<std::uint8_t*>(dst_a), static_cast<const std::uint8_t*>(src_a)}, &b, bytes, stream,
+               every_thread_both_from);
 }
 
 // Word-wise where the buffer is 4-byte aligned (every allocation is): byte-wise stores to

@@ -39,27 +39,32 @@ TEST(TransferGpu, SmCopyMatchesOnAwkwardSizesAndOffsets) {
     }
 }
 
-// Both copies in one launch (the grid's blocks split between them) in device memory:
-// misaligned starts (the byte path for both jobs) and a size several grid strides long (the
-// unrolled loop, its remainder and the byte tail in one launch).
+// Both copies in one launch in device memory, by both kernels (the grid's blocks split between
+// the copies, as below policy::every_thread_both_min_bytes, and every thread copying both, as
+// from it): misaligned starts (the byte path for both jobs) and a size several grid strides
+// long (the unrolled loop, its remainder and the byte tail in one launch).
 TEST(TransferGpu, BothCopiesInOneLaunchOnAwkwardSizesAndOffsets) {
   MEMSCOPE_REQUIRE_GPU();
   const std::uint64_t seed = memscope::testing::fresh_seed();
   std::vector<std::size_t> both_sizes = sizes;
   both_sizes.push_back(3 * (std::size_t{1} << 24) + 1001);
-  for (std::size_t n : both_sizes)
-    for (std::size_t offset : {0, 1, 16}) {
-      device_buffer<std::uint8_t> a_src(n + 32), a_dst(n + 32), b_src(n + 32), b_dst(n + 32);
-      tr::fill_pattern(a_src.data() + offset, n, seed, nullptr);
-      tr::fill_pattern(b_src.data() + 16, n, seed + 1, nullptr);
-      tr::fill_pattern(a_dst.data() + 16, n, ~seed, nullptr);
-      tr::fill_pattern(b_dst.data() + offset, n, ~(seed + 1), nullptr);
-      tr::sm_copy_both(a_dst.data() + 16, a_src.data() + offset, b_dst.data() + offset, b_src.data() + 16, n, nullptr);
-      const auto bad_a = tr::count_pattern_mismatches(a_dst.data() + 16, n, seed, nullptr);
-      const auto bad_b = tr::count_pattern_mismatches(b_dst.data() + offset, n, seed + 1, nullptr);
-      EXPECT_EQ(bad_a.first, 0u) << "n=" << n << " offset=" << offset << " first bad " << bad_a.second;
-      EXPECT_EQ(bad_b.first, 0u) << "n=" << n << " offset=" << offset << " first bad " << bad_b.second;
-    }
+  for (std::size_t every_thread_from : {tr::policy::every_thread_both_min_bytes, std::size_t{0}})
+    for (std::size_t n : both_sizes)
+      for (std::size_t offset : {0, 1, 16}) {
+        device_buffer<std::uint8_t> a_src(n + 32), a_dst(n + 32), b_src(n + 32), b_dst(n + 32);
+        tr::fill_pattern(a_src.data() + offset, n, seed, nullptr);
+        tr::fill_pattern(b_src.data() + 16, n, seed + 1, nullptr);
+        tr::fill_pattern(a_dst.data() + 16, n, ~seed, nullptr);
+        tr::fill_pattern(b_dst.data() + offset, n, ~(seed + 1), nullptr);
+        tr::sm_copy_both(a_dst.data() + 16, a_src.data() + offset, b_dst.data() + offset, b_src.data() + 16, n, nullptr,
+                         every_thread_from);
+        const auto bad_a = tr::count_pattern_mismatches(a_dst.data() + 16, n, seed, nullptr);
+        const auto bad_b = tr::count_pattern_mismatches(b_dst.data() + offset, n, seed + 1, nullptr);
+        const std::string where = "n=" + std::to_string(n) + " offset=" + std::to_string(offset) +
+                                  (every_thread_from == 0 ? " every thread both" : " blocks split");
+        EXPECT_EQ(bad_a.first, 0u) << where << " first bad " << bad_a.second;
+        EXPECT_EQ(bad_b.first, 0u) << where << " first bad " << bad_b.second;
+      }
 }
 
 TEST(TransferGpu, BothDirectionsInOneLaunchAndEveryHostKind) {
