@@ -1,6 +1,8 @@
 // Throw-away experiment (issue 18): can an SM copy of mapped pinned host memory come closer to
 // the copy engine, one way and both ways at once? The library's kernel (16-byte loads, 8 in
-// flight per thread, the grid split in two by blockIdx.y for both ways) against
+// flight per thread, the grid split in two by blockIdx.y for both ways; since 7e8606d the
+// library serves both ways at 1 GiB with every thread, so built on later headers its "library
+// SM both" line is that kernel, and the split is the "LDG both ... 0.500" point) against
 //  - bulk copies (TMA, cp.async.bulk): one thread per block streams chunks through a ring of
 //    shared-memory stages, global -> shared -> global, so each request is a whole chunk;
 //  - both ways with the grid split unevenly, or with every thread copying both ways.
