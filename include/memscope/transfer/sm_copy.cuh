@@ -102,18 +102,14 @@ inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t byt
                       detail::aligned16(other.src);
   const std::size_t units = vector ? bytes / 16 + 1 : bytes;
   const std::size_t per_block = std::size_t{policy::block_threads} * policy::vectors_per_thread;
-  if (second && bytes >= every_thread_both_from) {
-    const auto kernel = vector ? sm_copy_kernel<true, true> : sm_copy_kernel<false, true>;
-    const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, units, per_block / 2);
-    kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
-    MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
-    return;
-  }
-  const unsigned jobs = second ? 2 : 1;
-  const auto kernel = vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
-  // The GPU's resident blocks are split between the jobs.
-  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * jobs, per_block);
-  const dim3 grid(std::max(1u, full / jobs), jobs);
+  const bool every_thread = second && bytes >= every_thread_both_from;
+  const auto kernel = every_thread ? (vector ? sm_copy_kernel<true, true> : sm_copy_kernel<false, true>)
+                                   : (vector ? sm_copy_kernel<true> : sm_copy_kernel<false>);
+  // Split, the GPU's resident blocks are shared between the jobs (a grid row each); with every
+  // thread copying both, a thread holds half as many loads of each.
+  const unsigned rows = second && !every_thread ? 2 : 1;
+  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * rows, per_block / (every_thread ? 2 : 1));
+  const dim3 grid(std::max(1u, full / rows), rows);
   kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
   MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");
 }
