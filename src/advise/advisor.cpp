@@ -347,7 +347,9 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
     log.cite(question::remote_shared_latency);
     return a;
   }
-  a = {"written/streamed", "global memory", "coalesced, 32-byte-aligned stores (16-byte vectors where the layout allows)",
+  a = {"written/streamed", "global memory",
+       "coalesced, 32-byte-aligned stores (16-byte vectors where the layout allows; where rows start off the 32-byte grid, "
+       "each warp's window shifted onto it, as the transpose's sector64 does)",
        "results written once per thread and read by later kernels live in global memory; what matters is that a warp's "
        "stores cover whole 32-byte sectors",
        {}, "memscope/global/coalescing.cuh", ""};

@@ -1,5 +1,6 @@
 // Suite `transpose`: naive, shared-memory tiled, tiled with padding, tiled with XOR swizzle,
-// 16-byte vectors through a swizzled tile, on square and non-square float matrices (sizes not
+// output rows written in whole sectors however they are aligned, 16-byte vectors through a
+// swizzled tile, on square and non-square float matrices (sizes not
 // multiples of the tile too), packed or pitched (rows padded to 512 bytes, as cudaMallocPitch
 // pads), checked exactly. Bytes: one read and one write per element, against the same-run
 // copy ceiling.
@@ -23,6 +24,7 @@
 #include "memscope/shared/transpose.cuh"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdio>
 
 namespace memscope::suites {
@@ -31,7 +33,10 @@ namespace {
 namespace tp = memscope::transpose;
 namespace bw = memscope::bandwidth;
 
-const char* const kernel_names[] = {"naive", "tiled", "padded", "swizzled", "padded64", "swizzled64", "vector64"};
+// In tp::variant's order.
+const char* const kernel_names[] = {"naive",      "tiled",    "padded",  "swizzled", "padded64",
+                                    "swizzled64", "sector64", "vector64"};
+static_assert(std::size(kernel_names) == static_cast<std::size_t>(tp::variant::vector64) + 1, "a name per variant");
 
 std::vector<std::string> kernel_axis_values() {
   std::vector<std::string> v(std::begin(kernel_names), std::end(kernel_names));
@@ -165,9 +170,12 @@ void register_transpose(registry& reg) {
   s.add("float", transpose_case)
       .summary("out[c][r] = in[r][c] for float matrices")
       .axis(axis::strings("kernel", kernel_axis_values(),
-                          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled; 64x64 "
-                          "of 16-byte vectors, 512 threads, blocks down tile columns; sm_copy: no transpose, the matrix copied by "
-                          "the fastest SM copy kernel (4-byte elements, one block per tile)"))
+                          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled; sector64: "
+                          "64x64 padded, blocks down tile columns, output rows written in whole 32-byte sectors (each "
+                          "row's window shifted onto its sector where rows are off that grid); vector64: 64x64 of 16-byte "
+                          "vectors, 512 threads, blocks down tile columns (rows not 16-byte aligned go to sector64); "
+                          "sm_copy: no transpose, the matrix copied by the fastest SM copy kernel (4-byte elements, one "
+                          "block per tile)"))
       .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192", "12289x9973"}, "ROWSxCOLS, any (e.g. --axis shape=1000x3)")
                 .with_quick({std::string("16384x16384"), std::string("12289x9973")})
                 .with_verify({std::string("1x1"), std::string("1x1000"), std::string("1000x1"), std::string("33x31"),

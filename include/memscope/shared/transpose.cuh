@@ -3,7 +3,8 @@
 // dimensions of their own: pitched rows): naive (coalesced reads, scattered writes), through a
 // shared-memory tile (both sides coalesced, but the tile's column reads collide in one bank),
 // the tile padded to 33 columns, and the tile XOR-swizzled; the last two also with 64 x 64
-// tiles; and 64 x 64 tiles moved as 16-byte vectors on both sides (vector64).
+// tiles; 64 x 64 tiles whose output rows are written in whole 32-byte sectors however the rows
+// are aligned (sector64); and 64 x 64 tiles moved as 16-byte vectors on both sides (vector64).
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
@@ -22,7 +23,7 @@ struct policy {
   static_assert(tile % block_rows == 0, "rows must divide the tile");
 };
 
-enum class variant { naive, tiled, padded, swizzled, padded64, swizzled64, vector64 };
+enum class variant { naive, tiled, padded, swizzled, padded64, swizzled64, sector64, vector64 };
 
 /// The grid of tile_rows x tile_cols tiles over a rows x cols input.
 inline dim3 tile_grid(int rows, int cols, int tile_rows, int tile_cols) {
@@ -129,7 +130,7 @@ inline int column_regions(std::size_t ld_in_bytes) { return 1 << column_region_s
 /// tile rows, down bands of Band tile rows, diagonally, down whole tile columns, or down tile
 /// columns taken in turn from regions of the width (block_order::regions). `Streaming`
 /// marks loads and stores evict-first. Rows whose vectors could not be 16-byte aligned (a
-/// leading dimension not a multiple of 4, a misaligned base) go to padded64 instead
+/// leading dimension not a multiple of 4, a misaligned base) go to sector64 instead
 /// (launch_vector); the matrix's ragged edges move element by element.
 template <int TileRows, int TileCols, int Threads, int Band = block_order::rows, bool Streaming = true, int StoreRun = 128>
 struct vector_policy {
@@ -253,19 +254,89 @@ __global__ void __launch_bounds__(P::threads, P::blocks_per_sm)
   }
 }
 
-/// 16-byte vectors need every row start 16-byte aligned: the base and the leading dimension.
+/// Every row start `align`-byte aligned: the base and the leading dimension.
+template <class T>
+bool rows_aligned(const T* p, std::size_t ld, std::size_t align) {
+  return reinterpret_cast<std::uintptr_t>(p) % align == 0 && ld * sizeof(T) % align == 0;
+}
+/// 16-byte vectors need every row start 16-byte aligned.
 template <class T>
 bool vector_aligned(const T* p, std::size_t ld) {
-  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && ld * sizeof(T) % 16 == 0;
+  return rows_aligned(p, ld, 16);
+}
+
+/// The sector64 transpose: padded64's tile (64 x 64, pitch 65, 32 x 8 threads), the blocks
+/// taking tiles in vector64's order (down tile columns), and output rows written in whole
+/// 32-byte sectors however they are aligned. A warp store that covers part of a sector costs
+/// as if it moved the whole sector again: output rows off the sector grid (packed
+/// 12289 x 9973 floats) ran every other kernel at ~0.55x the copy ceiling, the same as
+/// coalescing/offset's misaligned writes. So where the rows are off the grid (Halo > 0), the
+/// window of output row c is shifted back by its phase s_c (elements from the sector boundary
+/// before it): this tile writes out[c][by - s_c, by - s_c + 64), which starts on a sector, and
+/// loads Halo input rows above its own to serve it. The windows of one output row partition it
+/// (s_c does not depend on the tile), one more tile row covers the shifted tail. Against
+/// padded64 (results/h200/transpose-unaligned/): 0.91x the copy ceiling against 0.55x on
+/// packed 12289 x 9973 and 9973 x 12289, 0.87-0.89x against 0.50-0.53x on 16383 x 16385 and on a
+/// base one element off; with aligned output rows (Halo = 0) the block order alone gains
+/// 3-8% (0.97x against 0.90x on 16384 x 16384).
+template <class T, int Halo>
+__global__ void __launch_bounds__(32 * policy::block_rows)
+    transpose_sector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld,
+                            unsigned out_phase, int region_shift) {
+  constexpr int tile = 64, pitch = tile + 1, tile_rows = tile + Halo;
+  __shared__ T t[tile_rows * pitch];
+  int tx, ty;
+  tile_of<block_order::regions>(tx, ty, region_shift);
+  const int bx = tx * tile, by = ty * tile;
+  const int lane = static_cast<int>(threadIdx.x), wy = static_cast<int>(threadIdx.y);
+#pragma unroll
+  for (int cx = 0; cx < tile; cx += 32)
+#pragma unroll
+    for (int j = 0; j < tile_rows; j += policy::block_rows) {
+      const int lr = wy + j, r = by - Halo + lr, c = bx + cx + lane;
+      if (lr < tile_rows && r >= 0 && r < rows && c < cols) t[lr * pitch + cx + lane] = in[static_cast<std::size_t>(r) * ld.in + c];
+    }
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < tile; j += policy::block_rows) {
+    const int lc = wy + j, oc = bx + lc;
+    if (oc >= cols) continue;
+    int phase = 0;
+    if constexpr (Halo > 0) phase = static_cast<int>((out_phase + static_cast<std::size_t>(oc) * ld.out) % Halo);
+#pragma unroll
+    for (int cx = 0; cx < tile; cx += 32) {
+      const int x = by - phase + cx + lane;  // lanes read 32 tile rows in one column: 32 banks
+      if (x >= 0 && x < rows) out[static_cast<std::size_t>(oc) * ld.out + x] = t[(Halo - phase + cx + lane) * pitch + lc];
+    }
+  }
+}
+
+template <class T>
+void launch_sector(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
+  constexpr int sector = 32;
+  const int region_shift = column_region_shift(ld.in * sizeof(T));
+  const dim3 threads(32, policy::block_rows);
+  // Elements of a sector need sizeof(T) to divide it, and the base a whole number of elements
+  // past a sector boundary; other element types are written unshifted.
+  if constexpr (sector % sizeof(T) == 0) {
+    const auto base = reinterpret_cast<std::uintptr_t>(out) % sector;
+    if (!rows_aligned(out, ld.out, sector) && base % sizeof(T) == 0) {
+      constexpr int halo = sector / sizeof(T);
+      const dim3 grid = tile_grid(rows + halo - 1, cols, 64, 64);
+      transpose_sector_kernel<T, halo><<<grid, threads, 0, s>>>(in, out, rows, cols, ld,
+                                                               static_cast<unsigned>(base / sizeof(T)), region_shift);
+      return;
+    }
+  }
+  transpose_sector_kernel<T, 0><<<tile_grid(rows, cols, 64, 64), threads, 0, s>>>(in, out, rows, cols, ld, 0, region_shift);
 }
 
 /// The vector transpose with policy P where both matrices' rows are 16-byte aligned; otherwise
-/// padded64 (element by element, the vector kernel's scalar path ran 5x slower than it on
-/// 12289x9973 packed floats).
+/// sector64 (the vector kernel's element-by-element path ran 5x slower than padded64 on
+/// 12289x9973 packed floats, and sector64 1.6x faster than padded64 there).
 template <class P, class T>
 void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
-  if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out))
-    return launch_tiled<T, banks::tile_layout::padded, 64>(in, out, rows, cols, ld, s);
+  if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out)) return launch_sector(in, out, rows, cols, ld, s);
   const dim3 grid = tile_grid(rows, cols, P::tile_rows, P::tile_cols);
   const int region_shift = P::band == block_order::regions ? column_region_shift(ld.in * sizeof(T)) : 0;
   transpose_vector_kernel<T, P><<<grid, P::threads, 0, s>>>(in, out, rows, cols, ld, region_shift);
@@ -292,6 +363,7 @@ void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld
     case variant::swizzled: launch_tiled<T, tile_layout::swizzled, 32>(in, out, rows, cols, ld, s); break;
     case variant::padded64: launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, ld, s); break;
     case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s); break;
+    case variant::sector64: launch_sector(in, out, rows, cols, ld, s); break;
     case variant::vector64:
       if constexpr (sizeof(T) == 4) {
         launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);

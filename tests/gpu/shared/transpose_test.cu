@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <random>
+#include <vector>
 #include <stdexcept>
 
 using namespace memscope;
@@ -25,30 +26,64 @@ using memscope::testing::fresh_seed;
 constexpr transpose::variant k_variants[] = {transpose::variant::naive,      transpose::variant::tiled,
                                              transpose::variant::padded,     transpose::variant::swizzled,
                                              transpose::variant::padded64,   transpose::variant::swizzled64,
-                                             transpose::variant::vector64};
+                                             transpose::variant::sector64,   transpose::variant::vector64};
 
 /// One shape through every variant: leading dimensions of `ld_pad` extra elements (0: packed),
-/// the input at `offset` elements past a 16-byte boundary (vector64 then moves elements one by
-/// one), the output's padding poisoned and checked untouched.
-void check_shape(int rows, int cols, std::size_t ld_pad, std::size_t offset) {
+/// the input at `offset` and the output at `out_offset` elements past a 16-byte boundary
+/// (vector64 then goes to sector64, which shifts output rows off the sector grid), everything
+/// around the output's rows poisoned and checked untouched.
+void check_shape(int rows, int cols, std::size_t ld_pad, std::size_t offset, std::size_t out_offset = 0) {
   const std::size_t ld_in = cols + ld_pad, ld_out = rows + ld_pad;
   const std::uint64_t seed = fresh_seed();
-  device_buffer<float> in(offset + rows * ld_in), out(cols * ld_out);
+  device_buffer<float> in(offset + rows * ld_in), out(out_offset + cols * ld_out + 8);
   fill_hash(in.data(), in.size(), seed, fill_kind::uniform);
   constexpr int pad_byte = 0x7E;
   float pad = 0;
   std::memset(&pad, pad_byte, sizeof(pad));
   for (auto v : k_variants) {
     out.poison(nullptr, pad_byte);
-    transpose::transpose(v, in.data() + offset, ld_in, out.data(), ld_out, rows, cols, nullptr);
+    transpose::transpose(v, in.data() + offset, ld_in, out.data() + out_offset, ld_out, rows, cols, nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     const auto h = out.to_host();
     const auto r = compare_exact(h.data(), h.size(), [&](std::size_t k) {
-      const std::size_t c = k / ld_out, row = k % ld_out;
+      if (k < out_offset || k >= out_offset + cols * ld_out) return pad;
+      const std::size_t c = (k - out_offset) / ld_out, row = (k - out_offset) % ld_out;
       return row < static_cast<std::size_t>(rows) ? hash_uniform(seed, offset + row * ld_in + c) : pad;
     });
-    EXPECT_TRUE(r.passed) << rows << "x" << cols << " ld_pad " << ld_pad << " offset " << offset << " variant "
-                          << static_cast<int>(v) << ": " << r.detail;
+    EXPECT_TRUE(r.passed) << rows << "x" << cols << " ld_pad " << ld_pad << " offset " << offset << " out_offset "
+                          << out_offset << " variant " << static_cast<int>(v) << ": " << r.detail;
+  }
+}
+
+/// sector64 and padded64 on elements of another size (sector64's shift is in elements of a
+/// 32-byte sector: 4 doubles, 32 bytes), packed and with odd leading dimensions, bases off the
+/// sector grid, the output's surroundings poisoned.
+template <class T>
+void check_other_element(int rows, int cols, std::size_t ld_pad, std::size_t out_offset) {
+  const std::size_t ld_in = cols + ld_pad, ld_out = rows + ld_pad, out_n = out_offset + cols * ld_out + 40;
+  const std::uint64_t seed = fresh_seed();
+  std::vector<T> h_in(rows * ld_in);
+  for (std::size_t i = 0; i < h_in.size(); ++i) h_in[i] = static_cast<T>(hash_u32(seed, i));
+  device_buffer<T> in(h_in.size()), out(out_n);
+  in.from_host(h_in);
+  for (auto v : {transpose::variant::padded64, transpose::variant::sector64}) {
+    out.poison(nullptr, 0x7E);
+    transpose::transpose(v, in.data(), ld_in, out.data() + out_offset, ld_out, rows, cols, nullptr);
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    const auto h = out.to_host();
+    T pad;
+    std::memset(&pad, 0x7E, sizeof pad);
+    std::size_t bad = 0, first = out_n;
+    for (std::size_t k = 0; k < out_n; ++k) {
+      T want = pad;
+      if (k >= out_offset && k < out_offset + cols * ld_out) {
+        const std::size_t c = (k - out_offset) / ld_out, row = (k - out_offset) % ld_out;
+        if (row < static_cast<std::size_t>(rows)) want = h_in[row * ld_in + c];
+      }
+      if (std::memcmp(&h[k], &want, sizeof(T)) != 0 && bad++ == 0) first = k;
+    }
+    EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte elements " << rows << "x" << cols << " ld_pad " << ld_pad
+                       << " out_offset " << out_offset << " variant " << static_cast<int>(v) << ": first at " << first;
   }
 }
 
@@ -89,6 +124,23 @@ TEST(TransposeGpu, PitchedRowsAndMisalignedBases) {
     for (const auto& [rows, cols] : {std::pair{33, 31}, std::pair{1000, 999}, std::pair{128, 256}}) check_shape(rows, cols, pad, 0);
   check_shape(257, 1023, 0, 1);
   check_shape(256, 1024, 0, 2);
+  // Output bases off the sector grid: every row off it by the same phase (an aligned leading
+  // dimension), or by a phase of its own (an odd one); the tail tile row the shift adds.
+  for (std::size_t out_offset : {1, 3, 4, 7})
+    for (const auto& [rows, cols] : {std::pair{128, 256}, std::pair{1000, 999}, std::pair{57, 130}, std::pair{1, 9}})
+      check_shape(rows, cols, 0, 0, out_offset);
+  check_shape(127, 65, 1, 2, 5);
+  check_shape(64 * 3 - 2, 70, 0, 0, 3);  // rows + phase past the last tile row: one more
+}
+
+TEST(TransposeGpu, SectorShiftOnOtherElementSizes) {
+  MEMSCOPE_REQUIRE_GPU();
+  for (std::size_t out_offset : {0, 1, 3})
+    for (std::size_t ld_pad : {0, 1, 5}) {
+      check_other_element<double>(131, 77, ld_pad, out_offset);
+      check_other_element<std::uint8_t>(131, 77, ld_pad, out_offset);
+      check_other_element<std::uint16_t>(64, 200, ld_pad, out_offset);
+    }
 }
 
 TEST(TransposeGpu, BadShapesAreRefused) {
