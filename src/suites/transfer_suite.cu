@@ -1,7 +1,7 @@
 // Suite `transfer`: the data path before the kernel. Host-to-device, device-to-host and both at
 // once, from pageable, pinned, write-combined pinned and registered host memory, by the copy
 // engine (cudaMemcpyAsync) and by an SM kernel reading or writing mapped host memory
-// (zero-copy); and copy/compute overlap. Every figure stands beside the link's theoretical
+// (zero-copy); host buffers off alignment; copy/compute overlap. Every figure stands beside the link's theoretical
 // bandwidth per direction, read from sysfs.
 
 #include "advise/questions.hpp"
@@ -101,6 +101,8 @@ void copy_case(case_state& st) {
   const std::string dir = st.get_string("direction");
   const bool up = dir != "d2h", down = dir != "h2d";
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  // The misaligned case: the host buffers start `offset` bytes past their allocation.
+  const auto offset = st.has_axis("offset") ? static_cast<std::size_t>(st.get_int("offset")) : 0;
   if (sm && !tr::is_mapped(kind))
     st.skip("pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register it)");
   const cudaStream_t s = st.stream();
@@ -108,8 +110,15 @@ void copy_case(case_state& st) {
   const auto link = link_of(st.device());
   host_placement where = place_host(st, link);
 
-  tr::host_memory h_src = host_buffer(st, kind, up ? bytes : 0, where);
-  tr::host_memory h_dst = host_buffer(st, kind, down ? bytes : 0, where);
+  tr::host_memory h_src_buffer = host_buffer(st, kind, up ? bytes + offset : 0, where);
+  tr::host_memory h_dst_buffer = host_buffer(st, kind, down ? bytes + offset : 0, where);
+  const auto at = [offset](void* p) { return p ? static_cast<std::uint8_t*>(p) + offset : nullptr; };
+  // The host side's pointers as the CPU and as the GPU (its mapping) see them.
+  struct host_side {
+    std::uint8_t *data, *mapped;
+  };
+  const host_side h_src{at(h_src_buffer.data()), at(h_src_buffer.device_pointer())};
+  const host_side h_dst{at(h_dst_buffer.data()), at(h_dst_buffer.device_pointer())};
   device_buffer<std::uint8_t> d_dst(up ? bytes : 0), d_src(down ? bytes : 0);
   // Host memory the CPU fills (pageable) or the GPU fills through its mapping (write-combined
   // memory reads back slowly on the CPU); destinations start as the pattern's complement.
@@ -118,12 +127,12 @@ void copy_case(case_state& st) {
     else tr::fill_pattern_host(host_ptr, n, sd);
   };
   if (up) {
-    fill(h_src.data(), h_src.device_pointer(), bytes, seed);
+    fill(h_src.data, h_src.mapped, bytes, seed);
     tr::fill_pattern(d_dst.data(), bytes, ~seed, s);
   }
   if (down) {
     tr::fill_pattern(d_src.data(), bytes, seed + 1, s);
-    fill(h_dst.data(), h_dst.device_pointer(), bytes, ~(seed + 1));
+    fill(h_dst.data, h_dst.mapped, bytes, ~(seed + 1));
   }
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
 
@@ -131,16 +140,16 @@ void copy_case(case_state& st) {
   const auto launch = [&](cudaStream_t main) {
     // Both directions by the SMs: one launch whose blocks split between the two copies.
     if (sm && up && down) {
-      tr::sm_copy_both(d_dst.data(), h_src.device_pointer(), h_dst.device_pointer(), d_src.data(), bytes, main);
+      tr::sm_copy_both(d_dst.data(), h_src.mapped, h_dst.mapped, d_src.data(), bytes, main);
       return;
     }
     const auto upload = [&](cudaStream_t q) {
-      if (sm) tr::sm_copy(d_dst.data(), h_src.device_pointer(), bytes, q);
-      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), h_src.data(), bytes, cudaMemcpyHostToDevice, q));
+      if (sm) tr::sm_copy(d_dst.data(), h_src.mapped, bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), h_src.data, bytes, cudaMemcpyHostToDevice, q));
     };
     const auto download = [&](cudaStream_t q) {
-      if (sm) tr::sm_copy(h_dst.device_pointer(), d_src.data(), bytes, q);
-      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_dst.data(), d_src.data(), bytes, cudaMemcpyDeviceToHost, q));
+      if (sm) tr::sm_copy(h_dst.mapped, d_src.data(), bytes, q);
+      else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_dst.data, d_src.data(), bytes, cudaMemcpyDeviceToHost, q));
     };
     // Both by the copy engines: the download on a second stream, so the two engines overlap.
     if (up && down) streams.run(main, {upload, download});
@@ -153,13 +162,13 @@ void copy_case(case_state& st) {
   // Mapped host memory is checked by the GPU (write-combined memory reads back slowly on the
   // CPU); pageable memory by the host.
   if (down)
-    st.check(tr::is_mapped(kind) ? tr::verify_pattern(h_dst.device_pointer(), bytes, seed + 1, s, "device-to-host")
-                                 : tr::verify_pattern_host(h_dst.data(), bytes, seed + 1, "device-to-host"));
+    st.check(tr::is_mapped(kind) ? tr::verify_pattern(h_dst.mapped, bytes, seed + 1, s, "device-to-host")
+                                 : tr::verify_pattern_host(h_dst.data, bytes, seed + 1, "device-to-host"));
 
   // Bytes over the link: GB/s is the transfer rate a user compares with the link's figure.
   st.add_bytes_read(bytes * (up + down));
   record_link(st, link, up + down);
-  record_placement(st, where, up ? h_src : h_dst);
+  record_placement(st, where, up ? h_src_buffer : h_dst_buffer);
   // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
   st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
 }
@@ -274,6 +283,15 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
       out.push_back(fmt::format("a {}-byte pinned upload by the {}: {:.2f} us (latency, not bandwidth)", smallest,
                                 engine == std::string("sm_kernel") ? "SM kernel" : "copy engine", r->stats.median * 1e6));
   }
+  // Host buffers off alignment: each engine against itself on an aligned buffer.
+  for (const char* dir : {"h2d", "d2h", "both"}) {
+    std::string line;
+    for (const auto* r : v.rows(present::where("misaligned", {{"direction", std::string(dir)}})))
+      if (const auto offset = r->int_axis("offset").value_or(0); offset != 0 && r->metric("vs_aligned") > 0)
+        line += fmt::format("{}{} +{} B {:.2f}x", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+                            offset, r->metric("vs_aligned"));
+    if (!line.empty()) out.push_back(fmt::format("{} from a pinned buffer off alignment, against the same engine aligned: {}", dir, line));
+  }
   std::string numa;
   for (const auto* r : v.rows(present::where("numa", {{"node", std::string("far")}})))
     if (r->metric("vs_near") > 0)
@@ -366,6 +384,16 @@ void register_transfer(registry& reg) {
       .axis(axis::pow2("bytes", {28}, "bytes per direction").with_verify({std::int64_t{1000003}}))
       .baseline("node", std::string("near"), "vs_near")
       .footprint(copy_footprint);
+  s.add("misaligned", copy_case)
+      .summary("the copy case with the pinned host buffer starting some bytes past its allocation (the device side aligned)")
+      .axis(engine_axis())
+      .axis(axis::strings("memory", {"pinned"}, "cudaHostAlloc"))
+      .axis(direction_axis())
+      .axis(axis::integers("offset", {0, 1, 4, 8, 64}, "bytes the host buffer starts past its (page-aligned) allocation"))
+      .axis(axis::pow2("bytes", {28}, "bytes per direction").with_verify({std::int64_t{1000003}}))
+      .baseline("offset", std::int64_t{0}, "vs_aligned")
+      .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
+      .footprint(copy_footprint);
   s.add("overlap", overlap_case)
       .summary("a device-memory kernel, an upload and a download (pinned): alone, on one stream, on three")
       .axis(axis::strings("work", {"kernel", "h2d", "d2h", "serial", "overlapped"}, "what one launch enqueues"))
@@ -382,6 +410,10 @@ void register_transfer(registry& reg) {
   s.chart(present::link_bars("Transfers at {fixed} per direction", present::label_axes({"direction", "engine", "memory"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
                              "GB/s (bytes over the link / median time)"))
+      .chart(present::link_bars("Pinned host buffers off alignment, {fixed} per direction",
+                                present::label_axes({"direction", "engine", "offset"}),
+                                [](const case_result& r) { return r.int_axis("offset").value_or(0) == 0; }, "the same engine aligned",
+                                "misaligned", "GB/s (bytes over the link / median time)"))
       .finding(transfer_findings);
   s.fact(advise::question::host_transfer, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
   s.fact(advise::question::zero_copy, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);

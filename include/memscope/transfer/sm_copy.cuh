@@ -28,10 +28,63 @@ struct policy {
   /// and lost 3-36% from 16 KiB to 64 MiB, where a thread's writes waited behind its reads'
   /// latency (results/h200/issue18/both-ways/, size-choice/). Unmeasured over NVLink.
   static constexpr std::size_t every_thread_both_min_bytes = std::size_t{1} << 30;
+  /// Pointers that are not all 16-byte aligned: bytes one by one bring the destination onto a
+  /// whole line of this many bytes, the rest goes in 16-byte stores. Onto 16 bytes only, the
+  /// device-to-host copy lost 15-20% (a warp's stores then straddle the link's lines); onto
+  /// 128, it ran as fast as an aligned copy (results/h200/transfer-misaligned/).
+  static constexpr unsigned shifted_align = 128;
 };
 
 namespace detail {
 inline bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15u) == 0; }
+
+/// Bytes 4q + r .. 4q + r + 15 of lo:hi (sel = 0x3210 + r * 0x1111 for __byte_perm).
+__device__ __forceinline__ uint4 join_shifted(uint4 lo, uint4 hi, unsigned q, unsigned sel) {
+  const unsigned w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  unsigned v[5];
+#pragma unroll
+  for (int j = 0; j < 5; ++j) v[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+  return make_uint4(__byte_perm(v[0], v[1], sel), __byte_perm(v[1], v[2], sel), __byte_perm(v[2], v[3], sel),
+                    __byte_perm(v[3], v[4], sel));
+}
+
+/// dst[0, bytes) = src[0, bytes) for pointers of any alignment, still in 16-byte stores: a head
+/// of bytes brings dst onto policy::shifted_align, then each thread loads the two aligned
+/// 16-byte chunks of src that its 16 bytes straddle (the next thread loads the same lines, so
+/// the link moves each once) and joins them with __byte_perm. One byte per thread per step,
+/// the way before, ran at 0.32x the copy engine device to device and 0.43-0.62x over PCIe;
+/// this way 0.86-1.37x device to device (cudaMemcpyAsync is slower there when the two
+/// pointers differ in alignment) and 0.88-0.95x over PCIe (results/h200/transfer-misaligned/).
+__device__ __forceinline__ void shifted_copy(std::uint8_t* __restrict__ dst, const std::uint8_t* __restrict__ src,
+                                             std::size_t bytes, std::size_t tid, std::size_t stride) {
+  constexpr unsigned align = policy::shifted_align;
+  constexpr int k = policy::vectors_per_thread / 2;  // two loads a chunk
+  std::size_t head = (align - (reinterpret_cast<std::uintptr_t>(dst) & (align - 1))) & (align - 1);
+  const auto phase = [&](std::size_t h) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(src + h) & 15u); };
+  if (phase(head) > head) head += align;  // the first chunk loaded may not start before src
+  head = head < bytes ? head : bytes;
+  const unsigned o = phase(head);
+  const std::size_t rem = bytes - head;
+  // Chunk i loads aligned chunks i and (where o != 0) i + 1, both within the source.
+  const std::size_t n = o == 0 ? rem / 16 : (rem + o >= 32 ? (rem + o - 16) / 16 : 0);
+  auto* __restrict__ d = reinterpret_cast<uint4*>(dst + head);
+  const auto* __restrict__ a = reinterpret_cast<const uint4*>(src + head - o);
+  const unsigned q = o >> 2, sel = 0x3210u + (o & 3u) * 0x1111u;
+  const uint4 zero = make_uint4(0, 0, 0, 0);
+  std::size_t i = tid;
+  for (; i + (k - 1) * stride < n; i += k * stride) {
+    uint4 lo[k], hi[k];
+#pragma unroll
+    for (int j = 0; j < k; ++j) lo[j] = a[i + j * stride];
+#pragma unroll
+    for (int j = 0; j < k; ++j) hi[j] = o ? a[i + j * stride + 1] : zero;
+#pragma unroll
+    for (int j = 0; j < k; ++j) d[i + j * stride] = join_shifted(lo[j], hi[j], q, sel);
+  }
+  for (; i < n; i += stride) d[i] = join_shifted(a[i], o ? a[i + 1] : zero, q, sel);
+  if (tid < head) dst[tid] = src[tid];
+  for (std::size_t b = head + 16 * n + tid; b < bytes; b += stride) dst[b] = src[b];
+}
 }  // namespace detail
 
 /// One copy of `bytes` from src to dst.
@@ -43,10 +96,11 @@ struct copy_job {
 /// dst[0, bytes) = src[0, bytes) for each job, so two copies (both directions of a link) share
 /// the GPU in one launch instead of queueing behind each other: blockIdx.y picks a block's job,
 /// or with EveryThreadBoth every thread copies both (policy::every_thread_both_min_bytes says
-/// where each wins). 16 bytes per access where every pointer is 16-byte aligned.
+/// where each wins). Vector: every pointer 16-byte aligned; otherwise detail::shifted_copy.
 template <bool Vector, bool EveryThreadBoth = false>
 __global__ void __launch_bounds__(policy::block_threads)
     sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
+  static_assert(Vector || !EveryThreadBoth, "unaligned jobs take the grid's blocks split between them");
   // Restrict-qualified pointers per job, not an array of jobs: without them ptxas took 60
   // registers instead of 32 for one job, and the blocks-split copy ran 5-8% slower.
   const copy_job a = EveryThreadBoth || blockIdx.y == 0 ? first : second;
@@ -56,6 +110,10 @@ __global__ void __launch_bounds__(policy::block_threads)
   const std::uint8_t* __restrict__ src_b = second.src;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if constexpr (!Vector) {
+    detail::shifted_copy(dst, src, bytes, tid, stride);
+    return;
+  }
   std::size_t done = 0;
   if constexpr (Vector) {
     const std::size_t n = bytes / 16;
@@ -91,24 +149,25 @@ __global__ void __launch_bounds__(policy::block_threads)
 }
 
 /// Enqueues SM copies of `bytes` each, one per job (one or two), in one launch; any pointers a
-/// kernel can address (device, mapped host, peer). Two jobs of at least
-/// `every_thread_both_from` bytes are served by every thread, else by the grid's blocks split
-/// between them (a parameter so that tests reach both kernels at small sizes).
+/// kernel can address (device, mapped host, peer), of any alignment. Two aligned jobs of at
+/// least `every_thread_both_from` bytes are served by every thread, else by the grid's blocks
+/// split between them (a parameter so that tests reach both kernels at small sizes).
 inline void sm_copy_jobs(copy_job first, const copy_job* second, std::size_t bytes, cudaStream_t stream,
                          std::size_t every_thread_both_from = policy::every_thread_both_min_bytes) {
   if (bytes == 0) return;
   const copy_job other = second ? *second : first;
   const bool vector = detail::aligned16(first.dst) && detail::aligned16(first.src) && detail::aligned16(other.dst) &&
                       detail::aligned16(other.src);
-  const std::size_t units = vector ? bytes / 16 + 1 : bytes;
-  const std::size_t per_block = std::size_t{policy::block_threads} * policy::vectors_per_thread;
-  const bool every_thread = second && bytes >= every_thread_both_from;
-  const auto kernel = every_thread ? (vector ? sm_copy_kernel<true, true> : sm_copy_kernel<false, true>)
-                                   : (vector ? sm_copy_kernel<true> : sm_copy_kernel<false>);
+  const std::size_t units = bytes / 16 + 1;
+  const bool every_thread = vector && second && bytes >= every_thread_both_from;
+  const auto kernel = every_thread ? sm_copy_kernel<true, true> : vector ? sm_copy_kernel<true> : sm_copy_kernel<false>;
   // Split, the GPU's resident blocks are shared between the jobs (a grid row each); with every
-  // thread copying both, a thread holds half as many loads of each.
+  // thread copying both, or loading two chunks a chunk (unaligned), a thread holds half as
+  // many chunks of each.
   const unsigned rows = second && !every_thread ? 2 : 1;
-  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * rows, per_block / (every_thread ? 2 : 1));
+  const std::size_t per_block =
+      std::size_t{policy::block_threads} * policy::vectors_per_thread / (every_thread || !vector ? 2 : 1);
+  const unsigned full = persistent_grid(kernel, policy::block_threads, 0, units * rows, per_block);
   const dim3 grid(std::max(1u, full / rows), rows);
   kernel<<<grid, policy::block_threads, 0, stream>>>(first, other, bytes);
   MEMSCOPE_CHECK_LAUNCH("sm_copy_kernel");

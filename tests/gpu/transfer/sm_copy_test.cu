@@ -29,7 +29,7 @@ TEST(TransferGpu, SmCopyMatchesOnAwkwardSizesAndOffsets) {
   MEMSCOPE_REQUIRE_GPU();
   const std::uint64_t seed = memscope::testing::fresh_seed();
   for (std::size_t n : sizes)
-    for (std::size_t offset : {0, 1, 4, 16}) {  // misaligned starts take the byte path
+    for (std::size_t offset : {0, 1, 4, 16}) {  // misaligned starts take the shifted path
       device_buffer<std::uint8_t> src(n + 32), dst(n + 32);
       tr::fill_pattern(src.data() + offset, n, seed, nullptr);
       tr::fill_pattern(dst.data() + 16, n, ~seed, nullptr);
@@ -39,9 +39,56 @@ TEST(TransferGpu, SmCopyMatchesOnAwkwardSizesAndOffsets) {
     }
 }
 
+// Pointers of any alignment stay in 16-byte stores (detail::shifted_copy): every source phase
+// against destinations on and off 16 bytes and 128-byte lines, sizes around the head that
+// brings the destination onto a line and the tail, the bytes around the destination untouched.
+TEST(TransferGpu, SmCopyShiftsEveryAlignmentPair) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  constexpr std::size_t guard = 160;
+  for (std::size_t n : {0, 1, 15, 16, 17, 31, 32, 33, 127, 128, 129, 255, 256, 257, 300, 4099, 65539}) {
+    device_buffer<std::uint8_t> src(n + 2 * guard), dst(n + 2 * guard);
+    for (std::size_t dst_off : {0, 1, 7, 8, 15, 16, 100, 127})
+      for (std::size_t src_off = 0; src_off < 16; ++src_off) {
+        tr::fill_pattern(src.data(), src.size(), seed, nullptr);
+        tr::fill_pattern(dst.data(), dst.size(), ~seed, nullptr);
+        tr::sm_copy(dst.data() + dst_off, src.data() + src_off, n, nullptr);
+        MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+        const auto h = dst.to_host();
+        std::size_t bad = 0, first = h.size();
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          const bool inside = i >= dst_off && i < dst_off + n;
+          const std::uint8_t want = inside ? tr::pattern_byte(seed, i - dst_off + src_off) : tr::pattern_byte(~seed, i);
+          if (h[i] != want && bad++ == 0) first = i;
+        }
+        EXPECT_EQ(bad, 0u) << "n=" << n << " dst_off=" << dst_off << " src_off=" << src_off << " first bad byte " << first;
+      }
+  }
+}
+
+// Over the link: mapped pinned memory as the source or the destination, off alignment.
+TEST(TransferGpu, SmCopyShiftsOverMappedHostMemory) {
+  MEMSCOPE_REQUIRE_GPU();
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  for (std::size_t n : {std::size_t{4099}, std::size_t{1000003}}) {
+    tr::host_memory h(tr::host_kind::pinned, n + 64);
+    device_buffer<std::uint8_t> d(n + 64);
+    for (auto [h_off, d_off] : {std::pair<std::size_t, std::size_t>{1, 0}, {3, 7}, {0, 9}, {8, 8}}) {
+      auto* hp = static_cast<std::uint8_t*>(h.device_pointer());
+      tr::fill_pattern(hp + h_off, n, seed, nullptr);
+      tr::sm_copy(d.data() + d_off, hp + h_off, n, nullptr);  // up
+      EXPECT_EQ(tr::count_pattern_mismatches(d.data() + d_off, n, seed, nullptr).first, 0u) << "up n=" << n << " " << h_off << "," << d_off;
+      tr::fill_pattern(d.data() + d_off, n, ~seed, nullptr);
+      tr::sm_copy(hp + h_off, d.data() + d_off, n, nullptr);  // down
+      EXPECT_EQ(tr::count_pattern_mismatches(hp + h_off, n, ~seed, nullptr).first, 0u) << "down n=" << n << " " << h_off << "," << d_off;
+    }
+  }
+}
+
 // Both copies in one launch in device memory, by both kernels (the grid's blocks split between
 // the copies, as below policy::every_thread_both_min_bytes, and every thread copying both, as
-// from it): misaligned starts (the byte path for both jobs) and a size several grid strides
+// from it; misaligned jobs always split the blocks): misaligned starts (the shifted path for
+// both jobs) and a size several grid strides
 // long (the unrolled loop, its remainder and the byte tail in one launch).
 TEST(TransferGpu, BothCopiesInOneLaunchOnAwkwardSizesAndOffsets) {
   MEMSCOPE_REQUIRE_GPU();
