@@ -52,9 +52,10 @@ __device__ __forceinline__ uint4 join_shifted(uint4 lo, uint4 hi, unsigned q, un
 /// of bytes brings dst onto policy::shifted_align, then each thread loads the two aligned
 /// 16-byte chunks of src that its 16 bytes straddle (the next thread loads the same lines, so
 /// the link moves each once) and joins them with __byte_perm. One byte per thread per step,
-/// the way before, ran at 0.32x the copy engine device to device and 0.43-0.62x over PCIe;
-/// this way 0.86-1.37x device to device (cudaMemcpyAsync is slower there when the two
-/// pointers differ in alignment) and 0.88-0.95x over PCIe (results/h200/transfer-misaligned/).
+/// the way before, ran at 0.30-0.47x cudaMemcpyAsync device to device and 0.43-0.62x over
+/// PCIe; this way 0.86-0.88x device to device where the two pointers share their alignment,
+/// 1.32-1.36x where they differ (cudaMemcpyAsync slows there), and 0.88-0.95x over PCIe
+/// (results/h200/transfer-misaligned/, profile-7efeaf1/misaligned_copy_try.library.txt).
 __device__ __forceinline__ void shifted_copy(std::uint8_t* __restrict__ dst, const std::uint8_t* __restrict__ src,
                                              std::size_t bytes, std::size_t tid, std::size_t stride) {
   constexpr unsigned align = policy::shifted_align;
