@@ -53,8 +53,8 @@ __device__ __forceinline__ uint4 join_shifted(uint4 lo, uint4 hi, unsigned q, un
 /// 16-byte chunks of src that its 16 bytes straddle (the next thread loads the same lines, so
 /// the link moves each once) and joins them with __byte_perm. One byte per thread per step,
 /// the way before, ran at 0.30-0.47x cudaMemcpyAsync device to device and 0.43-0.62x over
-/// PCIe; this way 0.86-0.88x device to device where the two pointers share their alignment,
-/// 1.32-1.36x where they differ (cudaMemcpyAsync slows there), and 0.88-0.95x over PCIe
+/// PCIe; this way 0.86-0.88x device to device where the two addresses agree modulo 4 bytes,
+/// 1.32-1.36x where they do not (cudaMemcpyAsync slows there), and 0.88-0.95x over PCIe
 /// (results/h200/transfer-misaligned/, profile-7efeaf1/misaligned_copy_try.library.txt).
 __device__ __forceinline__ void shifted_copy(std::uint8_t* __restrict__ dst, const std::uint8_t* __restrict__ src,
                                              std::size_t bytes, std::size_t tid, std::size_t stride) {
