@@ -103,7 +103,9 @@ __global__ void __launch_bounds__(policy::block_threads)
     sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
   static_assert(Vector || !EveryThreadBoth, "unaligned jobs take the grid's blocks split between them");
   // Restrict-qualified pointers per job, not an array of jobs: without them ptxas took 60
-  // registers instead of 32 for one job, and the blocks-split copy ran 5-8% slower.
+  // registers instead of 32 for one job, and the blocks-split copy ran 5-8% slower. All four
+  // at function scope: declared inside the vector branch, the loads lost their .nc form and
+  // the registers doubled again.
   const copy_job a = EveryThreadBoth || blockIdx.y == 0 ? first : second;
   std::uint8_t* __restrict__ dst = a.dst;
   const std::uint8_t* __restrict__ src = a.src;
@@ -113,10 +115,7 @@ __global__ void __launch_bounds__(policy::block_threads)
   const std::size_t tid = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if constexpr (!Vector) {
     detail::shifted_copy(dst, src, bytes, tid, stride);
-    return;
-  }
-  std::size_t done = 0;
-  if constexpr (Vector) {
+  } else {
     const std::size_t n = bytes / 16;
     auto* d = reinterpret_cast<uint4*>(dst);
     const auto* s = reinterpret_cast<const uint4*>(src);
@@ -141,11 +140,10 @@ __global__ void __launch_bounds__(policy::block_threads)
       d[i] = s[i];
       if constexpr (EveryThreadBoth) d_b[i] = s_b[i];
     }
-    done = n * 16;
-  }
-  for (std::size_t i = done + tid; i < bytes; i += stride) {
-    dst[i] = src[i];
-    if constexpr (EveryThreadBoth) dst_b[i] = src_b[i];
+    for (std::size_t t = n * 16 + tid; t < bytes; t += stride) {
+      dst[t] = src[t];
+      if constexpr (EveryThreadBoth) dst_b[t] = src_b[t];
+    }
   }
 }
 

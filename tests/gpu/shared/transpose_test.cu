@@ -11,6 +11,7 @@
 #include "memscope/shared/transpose.cuh"
 
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 #include <stdexcept>
@@ -20,6 +21,15 @@ using namespace memscope;
 namespace {
 using memscope::testing::fresh_seed;
 
+/// The input element (row * ld_in + column) that element k of an output buffer whose matrix
+/// starts at out_offset should hold, or none for the elements around and between its rows.
+std::optional<std::size_t> source_of(std::size_t k, std::size_t out_offset, std::size_t ld_out, std::size_t ld_in,
+                                     int rows, int cols) {
+  if (k < out_offset || k >= out_offset + cols * ld_out) return std::nullopt;
+  const std::size_t c = (k - out_offset) / ld_out, row = (k - out_offset) % ld_out;
+  if (row >= static_cast<std::size_t>(rows)) return std::nullopt;
+  return row * ld_in + c;
+}
 
 }  // namespace
 
@@ -46,9 +56,8 @@ void check_shape(int rows, int cols, std::size_t ld_pad, std::size_t offset, std
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     const auto h = out.to_host();
     const auto r = compare_exact(h.data(), h.size(), [&](std::size_t k) {
-      if (k < out_offset || k >= out_offset + cols * ld_out) return pad;
-      const std::size_t c = (k - out_offset) / ld_out, row = (k - out_offset) % ld_out;
-      return row < static_cast<std::size_t>(rows) ? hash_uniform(seed, offset + row * ld_in + c) : pad;
+      const auto from = source_of(k, out_offset, ld_out, ld_in, rows, cols);
+      return from ? hash_uniform(seed, offset + *from) : pad;
     });
     EXPECT_TRUE(r.passed) << rows << "x" << cols << " ld_pad " << ld_pad << " offset " << offset << " out_offset "
                           << out_offset << " variant " << static_cast<int>(v) << ": " << r.detail;
@@ -75,11 +84,8 @@ void check_other_element(int rows, int cols, std::size_t ld_pad, std::size_t out
     std::memset(&pad, 0x7E, sizeof pad);
     std::size_t bad = 0, first = out_n;
     for (std::size_t k = 0; k < out_n; ++k) {
-      T want = pad;
-      if (k >= out_offset && k < out_offset + cols * ld_out) {
-        const std::size_t c = (k - out_offset) / ld_out, row = (k - out_offset) % ld_out;
-        if (row < static_cast<std::size_t>(rows)) want = h_in[row * ld_in + c];
-      }
+      const auto from = source_of(k, out_offset, ld_out, ld_in, rows, cols);
+      const T want = from ? h_in[*from] : pad;
       if (std::memcmp(&h[k], &want, sizeof(T)) != 0 && bad++ == 0) first = k;
     }
     EXPECT_EQ(bad, 0u) << sizeof(T) << "-byte elements " << rows << "x" << cols << " ld_pad " << ld_pad
