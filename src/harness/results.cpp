@@ -2,6 +2,8 @@
 
 #include "harness/output_file.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -584,6 +586,24 @@ double copy_ceiling_of(const results_doc& doc, const case_result& row) {
   if (row.source < doc.sources.size() && doc.sources[row.source].copy_ceiling_gbps > 0)
     return doc.sources[row.source].copy_ceiling_gbps;
   return doc.copy_ceiling_gbps;
+}
+
+std::optional<row_ceiling> ceiling_of(const case_result& row) {
+  if (!row.timed || row.bytes_read + row.bytes_written == 0 || !(row.gbps > 0)) return std::nullopt;
+  if (row.labels.count(link_label)) {
+    const double link = row.metric(link_gbps_metric);
+    if (!(link > 0) || !std::isfinite(link)) return std::nullopt;
+    return row_ceiling{"link", row.gbps / link};
+  }
+  if (!(row.fraction_of_copy > 0) || !std::isfinite(row.fraction_of_copy)) return std::nullopt;
+  return row_ceiling{"copy", row.fraction_of_copy};
+}
+
+std::string ceiling_cell(const case_result& row) {
+  const auto c = ceiling_of(row);
+  if (!c) return "-";
+  // Small copies are described by their time; their fraction still shows two figures, not "0.000x".
+  return c->fraction >= 0.01 ? fmt::format("{:.3f}x {}", c->fraction, c->name) : fmt::format("{:.2g}x {}", c->fraction, c->name);
 }
 
 namespace {

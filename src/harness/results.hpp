@@ -166,6 +166,22 @@ std::string board_of(const results_doc& doc, const case_result& row);
 /// The device-to-device copy ceiling of the run that measured `row` (a merged document's header
 /// carries its first run's; a row's throughput is judged against the ceiling of its own run).
 double copy_ceiling_of(const results_doc& doc, const case_result& row);
+/// What a row's GB/s is judged against. A row whose bytes crossed a link to host memory or to a
+/// peer GPU names it in its `link` label and gives the link's theoretical bandwidth, for the
+/// directions it moved, in its `link_gbps` metric: it is judged against that link, or against
+/// nothing where the figure is unknown (a device-memory copy says nothing of a PCIe transfer).
+/// Every other row is judged against its run's device-to-device copy (`fraction_of_copy`).
+struct row_ceiling {
+  std::string name;  // "link" or "copy"
+  double fraction = 0;
+};
+inline constexpr const char* link_label = "link";
+inline constexpr const char* link_gbps_metric = "link_gbps";
+/// Empty for a row that moved no bytes, was not timed, or crossed a link of unknown bandwidth.
+std::optional<row_ceiling> ceiling_of(const case_result& row);
+/// "0.931x link", "0.972x copy", or "-": the table cell every printer shows.
+std::string ceiling_cell(const case_result& row);
+
 /// One document per board, in the order the boards first appear; a document that is not a
 /// fleet comes back alone. Each board's document has that board's header and runs.
 std::vector<results_doc> split_boards(const results_doc& doc);

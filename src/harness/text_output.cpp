@@ -80,7 +80,7 @@ struct row_text {
   std::string note;  // failure detail or skip reason, printed under the row
 };
 
-const std::vector<std::string> header = {"case", "axes", "n", "median", "min", "max", "noise", "GB/s", "of copy", "check"};
+const std::vector<std::string> header = {"case", "axes", "n", "median", "min", "max", "noise", "GB/s", "of ceiling", "check"};
 
 row_text render(const case_result& r) {
   row_text t;
@@ -94,7 +94,7 @@ row_text render(const case_result& r) {
     t.cells.push_back(fmt::format("{:.1f}%{}", 100 * r.stats.noise, unconverged(r) ? "~" : ""));
     const bool has_bytes = r.bytes_read + r.bytes_written > 0;
     t.cells.push_back(has_bytes ? fmt::format("{:.1f}", r.gbps) : "-");
-    t.cells.push_back(has_bytes && r.fraction_of_copy > 0 ? fmt::format("{:.3f}x", r.fraction_of_copy) : "-");
+    t.cells.push_back(ceiling_cell(r));
   } else {
     for (int i = 0; i < 7; ++i) t.cells.push_back("-");
   }
@@ -116,6 +116,14 @@ std::string csv_escape(const std::string& s) {
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
+}
+
+const char* const ceiling_legend =
+    "'link' rows against the theoretical bandwidth of the link their bytes crossed (host memory, a peer GPU), for "
+    "the directions they moved; 'copy' rows against the copy ceiling";
+
+bool any_link_row(const results_doc& doc) {
+  return std::any_of(doc.results.begin(), doc.results.end(), [](const case_result& r) { return r.labels.count(link_label) > 0; });
 }
 
 }  // namespace
@@ -146,6 +154,7 @@ void print_table(const results_doc& doc, std::ostream& out) {
   }
   if (std::any_of(doc.results.begin(), doc.results.end(), unconverged))
     out << "~ did not meet the stopping rule (noise: relative standard deviation of the samples)\n";
+  if (any_link_row(doc)) out << "of ceiling: " << ceiling_legend << '\n';
 }
 
 std::string timing_summary(const results_doc& doc) {
@@ -208,14 +217,15 @@ std::string timing_summary(const results_doc& doc) {
 
 void write_csv(const results_doc& doc, std::ostream& out) {
   out << "suite,case,variant,axes,status,verification,samples,median_s,min_s,max_s,noise,bytes_read,bytes_written,"
-         "elements,gbps,fraction_of_copy,elements_per_s,converged,stop,sm_clock_mhz,throttled,detail\n";
+         "elements,gbps,fraction_of_copy,ceiling,fraction_of_ceiling,elements_per_s,converged,stop,sm_clock_mhz,throttled,detail\n";
   for (const auto& r : doc.results) {
+    const auto ceiling = ceiling_of(r);
     const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
-    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{:.6g},{},{},{:.0f},{},{}\n",
+    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{}\n",
                        csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
                        to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,
                        r.stats.max, r.stats.noise, r.bytes_read, r.bytes_written, r.elements, r.gbps,
-                       r.fraction_of_copy, r.elements_per_s, r.timed ? (unconverged(r) ? "no" : "yes") : "",
+                       r.fraction_of_copy, ceiling ? ceiling->name : "", ceiling ? fmt::format("{:.6g}", ceiling->fraction) : std::string(), r.elements_per_s, r.timed ? (unconverged(r) ? "no" : "yes") : "",
                        csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "", csv_escape(detail));
   }
 }
@@ -227,6 +237,7 @@ void write_markdown(const results_doc& doc, std::ostream& out, const std::vector
   out << fmt::format("- memscope {} ({}), {}, command: {}\n", markdown_cell(doc.tool_version), markdown_cell(doc.commit),
                      markdown_cell(doc.created_utc), markdown_cell(doc.command));
   if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
+  if (any_link_row(doc)) out << "- of ceiling: " << ceiling_legend << '\n';
   if (!findings.empty()) {
     out << "\n## Findings\n\n";
     for (const auto& f : findings) out << "- " << markdown_cell(f) << '\n';

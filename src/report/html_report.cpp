@@ -100,7 +100,7 @@ std::string skip_summary(const std::vector<const case_result*>& rows) {
 std::string table(const std::vector<const case_result*>& rows) {
   std::string o =
       "<table><thead><tr><th>case</th><th>axes</th><th>n</th><th>median</th><th>min</th><th>max</th><th>noise</th>"
-      "<th>GB/s</th><th>of copy</th><th>check</th><th>figures</th></tr></thead><tbody>";
+      "<th>GB/s</th><th title=\"link rows: against the theoretical bandwidth of the link their bytes crossed; copy rows: against the copy ceiling\">of ceiling</th><th>check</th><th>figures</th></tr></thead><tbody>";
   for (const auto* r : rows) {
     const char* cls = r->status == case_status::ok ? "" : r->status == case_status::skipped ? " class=\"skipped\"" : " class=\"fail\"";
     std::string metrics;
@@ -116,7 +116,7 @@ std::string table(const std::vector<const case_result*>& rows) {
                      cls, html_escape(r->name), html_escape(r->axes_label), r->timed ? std::to_string(r->stats.count) : "-",
                      r->timed ? format_seconds(r->stats.median) : "-", r->timed ? format_seconds(r->stats.min) : "-",
                      r->timed ? format_seconds(r->stats.max) : "-", r->timed ? fmt::format("{:.1f}%{}", 100 * r->stats.noise, r->unconverged() ? "~" : "") : "-",
-                     bytes ? fmt::format("{:.0f}", r->gbps) : "-", bytes && r->fraction_of_copy > 0 ? fmt::format("{:.3f}x", r->fraction_of_copy) : "-",
+                     bytes ? fmt::format("{:.0f}", r->gbps) : "-", ceiling_cell(*r),
                      to_string(r->status), html_escape(metrics));
   }
   return o + "</tbody></table>";

@@ -10,6 +10,7 @@
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
+#include "suites/host_link_row.hpp"
 #include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
@@ -113,6 +114,7 @@ void access_case(case_state& st) {
   const void* result = kernel_read ? static_cast<const void*>(d_dst.data()) : m.data();
   st.check(tr::verify_pattern(result, bytes, seed, s, kernel_read ? "read by the kernel" : "migrated"));
   st.add_bytes_read(bytes);
+  record_host_link(st, host_link_of(st.device()), 1);
   st.exec(launch, prepare);
 }
 
@@ -148,6 +150,7 @@ void oversubscribe_case(case_state& st) {
   st.check(tr::verify_pattern(m.data(), bytes, seed, s, "managed memory after the kernel"));
   st.add_label("free", format_bytes(static_cast<double>(keep)));
   st.add_bytes_read(bytes);
+  record_host_link(st, host_link_of(st.device()), 1);
   st.exec(launch, prepare);
 }
 

@@ -71,7 +71,7 @@ int peer_of(case_state& st) {
 /// theoretical bandwidth for the directions the point moves (NVML read once per pair).
 void record_link(case_state& st, int peer, int directions, bool access) {
   if (!access) {
-    st.add_label("link", "none between the GPUs: without peer access the driver stages the copy through host memory");
+    st.add_label(link_label, "none between the GPUs: without peer access the driver stages the copy through host memory");
     return;
   }
   static std::map<std::pair<std::string, int>, nvlink_path> known;
@@ -82,8 +82,8 @@ void record_link(case_state& st, int peer, int directions, bool access) {
     MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, peer));
     it = known.emplace(key, nvlink_to(read_nvlinks(st.device().uuid), bus)).first;
   }
-  st.add_label("link", it->second.text);
-  if (it->second.gbps_per_direction > 0) st.add_metric("link_gbps", it->second.gbps_per_direction * directions);
+  st.add_label(link_label, it->second.text);
+  if (it->second.gbps_per_direction > 0) st.add_metric(link_gbps_metric, it->second.gbps_per_direction * directions);
 }
 
 /// Peer access on or off for this point, in both directions (it is a property of the contexts,
@@ -226,7 +226,7 @@ void peer_findings(const present::suite_view& v, std::vector<std::string>& out) 
   for (const auto* r : rows)
     if (r->labels.count("link") && r->string_axis("direction") == "read" && r->string_axis("access") == "enabled") {
       out.push_back("link: " + r->labels.at("link") +
-                    (r->metric("link_gbps") > 0 ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric("link_gbps")) : ""));
+                    (r->metric(link_gbps_metric) > 0 ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric(link_gbps_metric)) : ""));
       break;
     }
   for (const char* dir : {"read", "write", "both"}) {
@@ -236,8 +236,8 @@ void peer_findings(const present::suite_view& v, std::vector<std::string>& out) 
                           r->string_axis("access") == "enabled" ? "with peer access" : "without", r->gbps,
                           r->metric("vs_copy_engine") > 0 && r->string_axis("engine") == "sm_kernel"
                               ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine")) : "",
-                          r->metric("link_gbps") > 0 && r->string_axis("access") == "enabled"
-                              ? fmt::format(" = {:.2f}x the link", r->gbps / r->metric("link_gbps")) : "");
+                          r->metric(link_gbps_metric) > 0 && r->string_axis("access") == "enabled"
+                              ? fmt::format(" = {:.2f}x the link", r->gbps / r->metric(link_gbps_metric)) : "");
     if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
   }
   std::map<std::string, const case_result*> lat;

@@ -10,6 +10,7 @@
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
+#include "suites/host_link_row.hpp"
 #include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
@@ -30,21 +31,6 @@ namespace memscope::suites {
 namespace {
 
 namespace tr = memscope::transfer;
-
-tr::host_link link_of(const device_info& dev) {
-  char bus[32] = {};
-  int shared_tables = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, dev.ordinal));
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&shared_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.ordinal));
-  return tr::read_host_link(bus, shared_tables != 0);
-}
-
-/// The link, in a row: the theoretical per-direction figure and what the link is.
-void record_link(case_state& st, const tr::host_link& l, int directions) {
-  st.add_label("link", l.kind);
-  if (l.numa_node >= 0) st.add_label("numa_node", std::to_string(l.numa_node));
-  if (l.per_direction_gbps > 0) st.add_metric("link_gbps", l.per_direction_gbps * directions);
-}
 
 /// Where the host buffers of a point go: the NUMA node nearest the GPU (the copy case: there
 /// when the system says which, unbound otherwise, and the row says so), or the one the `node`
@@ -107,7 +93,7 @@ void copy_case(case_state& st) {
     st.skip("pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register it)");
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
-  const auto link = link_of(st.device());
+  const auto link = host_link_of(st.device());
   host_placement where = place_host(st, link);
 
   tr::host_memory h_src_buffer = host_buffer(st, kind, up ? bytes + offset : 0, where);
@@ -167,7 +153,7 @@ void copy_case(case_state& st) {
 
   // Bytes over the link: GB/s is the transfer rate a user compares with the link's figure.
   st.add_bytes_read(bytes * (up + down));
-  record_link(st, link, up + down);
+  record_host_link(st, link, up + down);
   record_placement(st, where, up ? h_src_buffer : h_dst_buffer);
   // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
   st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
@@ -227,6 +213,8 @@ void overlap_case(case_state& st) {
   if (kernel) st.check(tr::verify_pattern(d_work_b.data(), bytes, seed + 2, s, "kernel"));
   st.add_label("kernel", fmt::format("{} device copies of {}", overlap_policy::kernel_passes, format_bytes(static_cast<double>(bytes))));
   st.add_bytes_read(bytes * (upload + download));
+  // Serial copies take the link one direction at a time; overlapped ones both at once.
+  if (upload || download) record_host_link(st, host_link_of(st.device()), spread ? 2 : 1);
   st.exec(launch);
 }
 
@@ -247,7 +235,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   for (const auto* r : copies)
     if (r->labels.count("link")) {
       link_kind = r->labels.at("link");
-      if (r->string_axis("direction") != "both") link = r->metric("link_gbps");
+      if (r->string_axis("direction") != "both") link = r->metric(link_gbps_metric);
     }
   if (!link_kind.empty())
     out.push_back(link > 0 ? fmt::format("link: {}, {} per direction in theory", link_kind, gbs(link))
@@ -260,7 +248,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
       for (const auto* r : rows) {
         line += fmt::format("{}{} {} {}", line.empty() ? "" : "; ", mem, r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
                             gbs(r->gbps));
-        if (r->metric("link_gbps") > 0) line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric("link_gbps"));
+        if (r->metric(link_gbps_metric) > 0) line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric(link_gbps_metric));
       }
     }
     if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));

@@ -1,9 +1,13 @@
 #include "harness/results.hpp"
+#include "harness/text_output.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
+#include <sstream>
 
 using namespace memscope;
 
@@ -100,4 +104,55 @@ TEST(ResultsJson, FileErrors) {
   save_results(sample_doc(), path);
   EXPECT_EQ(load_results(path).results.size(), 2u);
   std::remove(path.c_str());
+}
+
+TEST(ResultsCeiling, RowsOverALinkAreJudgedAgainstTheLinkNotTheDeviceCopy) {
+  results_doc d = sample_doc();
+  case_result device_row = d.results[0];
+  EXPECT_EQ(ceiling_cell(device_row), "0.980x copy");
+
+  case_result pcie = device_row;
+  pcie.suite = "transfer";
+  pcie.gbps = 50.4;
+  pcie.fraction_of_copy = 50.4 / 4300.5;
+  pcie.labels[link_label] = "PCIe Gen5 x16";
+  pcie.metrics[link_gbps_metric] = 63.0;
+  const auto c = ceiling_of(pcie);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name, "link");
+  EXPECT_DOUBLE_EQ(c->fraction, 0.8);
+  EXPECT_EQ(ceiling_cell(pcie), "0.800x link");
+
+  // A link whose bandwidth is unknown (or a hostile file's) gives no ceiling rather than the copy's.
+  case_result unknown = pcie;
+  unknown.metrics.erase(link_gbps_metric);
+  EXPECT_FALSE(ceiling_of(unknown));
+  for (double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    unknown.metrics[link_gbps_metric] = bad;
+    EXPECT_EQ(ceiling_cell(unknown), "-") << bad;
+  }
+  case_result small = pcie;
+  small.gbps = 0.0315;  // 4 bytes in 127 ns
+  EXPECT_EQ(ceiling_cell(small), "0.0005x link");
+  small.gbps = 0.0000315;
+  EXPECT_EQ(ceiling_cell(small), "5e-07x link");
+  case_result latency = pcie;
+  latency.bytes_read = latency.bytes_written = 0;
+  EXPECT_FALSE(ceiling_of(latency));
+  EXPECT_FALSE(ceiling_of(d.results[1]));  // skipped, untimed
+
+  d.results = {device_row, pcie, unknown};
+  std::ostringstream table, csv;
+  print_table(d, table);
+  EXPECT_NE(table.str().find("of ceiling"), std::string::npos);
+  EXPECT_NE(table.str().find("0.980x copy"), std::string::npos);
+  EXPECT_NE(table.str().find("0.800x link"), std::string::npos);
+  EXPECT_NE(table.str().find("'link' rows against the theoretical bandwidth"), std::string::npos);
+  write_csv(d, csv);
+  const auto lines = split_lines(csv.str());
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_NE(lines[0].find(",fraction_of_copy,ceiling,fraction_of_ceiling,"), std::string::npos);
+  EXPECT_NE(lines[1].find(",copy,0.98,"), std::string::npos);
+  EXPECT_NE(lines[2].find(",link,0.8,"), std::string::npos);
+  EXPECT_NE(lines[3].find(",,,"), std::string::npos);
 }
