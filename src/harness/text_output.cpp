@@ -122,8 +122,12 @@ const char* const ceiling_legend =
     "'link' rows against the theoretical bandwidth of the link their bytes crossed (host memory, a peer GPU), for "
     "the directions they moved; 'copy' rows against the copy ceiling";
 
+/// A row shown against its link (not merely naming one: verify's untimed rows have no figure).
 bool any_link_row(const results_doc& doc) {
-  return std::any_of(doc.results.begin(), doc.results.end(), [](const case_result& r) { return r.labels.count(link_label) > 0; });
+  return std::any_of(doc.results.begin(), doc.results.end(), [](const case_result& r) {
+    const auto c = ceiling_of(r);
+    return c && c->name == "link";
+  });
 }
 
 }  // namespace

@@ -141,6 +141,13 @@ TEST(ResultsCeiling, RowsOverALinkAreJudgedAgainstTheLinkNotTheDeviceCopy) {
   EXPECT_FALSE(ceiling_of(latency));
   EXPECT_FALSE(ceiling_of(d.results[1]));  // skipped, untimed
 
+  // Untimed rows that name a link (memscope verify) show no figure, so no legend either.
+  results_doc verified = d;
+  verified.results = {unknown, latency};
+  std::ostringstream verified_table;
+  print_table(verified, verified_table);
+  EXPECT_EQ(verified_table.str().find("'link' rows"), std::string::npos);
+
   d.results = {device_row, pcie, unknown};
   std::ostringstream table, csv;
   print_table(d, table);
