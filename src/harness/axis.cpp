@@ -186,7 +186,11 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
         for (const auto& f : ax.full) list += (list.empty() ? "" : ", ") + std::to_string(std::get<std::int64_t>(f));
         throw usage_error("axis '" + ax.name + "' takes only " + list + ", not " + tok);
       }
-      if (v < ax.min_value || v > ax.max_value)
+      // A value the case lists for this set is always accepted: `memscope verify` prints its
+      // empty inputs (bytes=0) and a user must be able to run that point alone.
+      const auto& listed = ax.values(set);
+      const bool own = std::find(listed.begin(), listed.end(), axis_value(v)) != listed.end();
+      if (!own && (v < ax.min_value || v > ax.max_value))
         throw usage_error("axis '" + ax.name + "' value " + tok + " is out of range [" + std::to_string(ax.min_value) +
                           ", " + std::to_string(ax.max_value) + "]");
       out.emplace_back(v);

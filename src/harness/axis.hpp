@@ -87,8 +87,8 @@ axis_override parse_axis_override(const std::string& text);
 /// "1048576", "2^20", "1M", "64K", "1G", "0x100" -> integer; throws usage_error otherwise.
 std::int64_t parse_int_value(const std::string& token);
 
-/// Applies the overrides that name this axis; checks integers against the axis' range and
-/// strings against its known values.
+/// Applies the overrides that name this axis; checks integers against the axis' range (a value
+/// the axis lists for `set` is accepted even outside it) and strings against its known values.
 std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::vector<axis_override>& overrides);
 
 /// Cartesian product of the axes' values, first axis slowest.

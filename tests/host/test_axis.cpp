@@ -59,6 +59,17 @@ TEST(Axis, OverridesAreCheckedAgainstTheAxis) {
   EXPECT_THROW(expand(axes, axis_set::full, {parse_axis_override("bytes=2^41")}), usage_error);
 }
 
+TEST(Axis, AValueTheSetListsIsAcceptedOutsideTheRange) {
+  // verify's empty input: `memscope verify --axis bytes=0` re-runs the point verify printed;
+  // `memscope run --axis bytes=0` stays refused (an empty launch has no figure).
+  const std::vector<axis> axes = {axis::pow2("bytes", {28}).with_verify({std::int64_t{0}, std::int64_t{1}})};
+  const auto pts = expand(axes, axis_set::verify, {parse_axis_override("bytes=0")});
+  ASSERT_EQ(pts.size(), 1u);
+  EXPECT_EQ(pts[0].get_int("bytes"), 0);
+  EXPECT_THROW(expand(axes, axis_set::full, {parse_axis_override("bytes=0")}), usage_error);
+  EXPECT_THROW(expand(axes, axis_set::quick, {parse_axis_override("bytes=0")}), usage_error);
+}
+
 TEST(Axis, WrongKindLookupThrows) {
   axis_point p;
   p.set("n", std::int64_t{3});

@@ -88,15 +88,17 @@ TEST(Registry, BuiltinSuitesAreRegistered) {
 TEST(Registry, EveryValueACaseListsCanBeNamedWithAxis) {
   // A value of the case's own lists that --axis refuses (offset=0, the aligned baseline of
   // transfer/misaligned, once was) leaves a user unable to re-run a point the report shows.
-  // The verify lists are left out: their empty inputs (bytes=0) are verify's own awkward sizes.
+  // Each set is checked in its own mode: verify's empty inputs (bytes=0) can be named in
+  // `memscope verify`, not in `memscope run`, where an empty launch has no figure.
   for (const auto& c : builtin_registry().cases())
     for (const auto& ax : c.axes) {
       if (ax.is_string()) continue;
-      for (auto set : {axis_set::full, axis_set::quick})
+      for (auto set : {axis_set::full, axis_set::quick, axis_set::verify})
         for (const auto& v : ax.values(set)) {
           const auto n = std::get<std::int64_t>(v);
-          EXPECT_TRUE(n >= ax.min_value && n <= ax.max_value)
-              << c.id() << " axis " << ax.name << " lists " << n << " outside [" << ax.min_value << ", " << ax.max_value << "]";
+          if (set != axis_set::verify)
+            EXPECT_TRUE(n >= ax.min_value && n <= ax.max_value)
+                << c.id() << " axis " << ax.name << " lists " << n << " outside [" << ax.min_value << ", " << ax.max_value << "]";
           EXPECT_NO_THROW(resolve_values(ax, set, {parse_axis_override(ax.name + "=" + std::to_string(n))}))
               << c.id() << " --axis " << ax.name << "=" << n;
         }
