@@ -224,8 +224,8 @@ void peer_findings(const present::suite_view& v, std::vector<std::string>& out) 
     if (r->labels.count("peer")) peer_name = r->labels.at("peer") + (r->labels.count("p2p") ? ", " + r->labels.at("p2p") : "");
   if (!peer_name.empty()) out.push_back("peer: " + peer_name);
   for (const auto* r : rows)
-    if (r->labels.count("link") && r->string_axis("direction") == "read" && r->string_axis("access") == "enabled") {
-      out.push_back("link: " + r->labels.at("link") +
+    if (r->labels.count(link_label) && r->string_axis("direction") == "read" && r->string_axis("access") == "enabled") {
+      out.push_back("link: " + r->labels.at(link_label) +
                     (r->metric(link_gbps_metric) > 0 ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric(link_gbps_metric)) : ""));
       break;
     }

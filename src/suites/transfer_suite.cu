@@ -233,8 +233,8 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   std::string link_kind;
   double link = 0;
   for (const auto* r : copies)
-    if (r->labels.count("link")) {
-      link_kind = r->labels.at("link");
+    if (r->labels.count(link_label)) {
+      link_kind = r->labels.at(link_label);
       if (r->string_axis("direction") != "both") link = r->metric(link_gbps_metric);
     }
   if (!link_kind.empty())
@@ -311,7 +311,7 @@ std::optional<present::fact_value> host_transfer_fact(const present::suite_view&
   if (!pinned || !pageable) return std::nullopt;
   f.text = fmt::format("a {} upload: pinned {:.1f} GB/s, pageable {:.1f} GB/s ({:.1f}x slower){}",
                        format_bytes(static_cast<double>(size)), pinned->gbps, pageable->gbps, pinned->gbps / pageable->gbps,
-                       pinned->labels.count("link") ? ", over " + pinned->labels.at("link") : std::string());
+                       pinned->labels.count(link_label) ? ", over " + pinned->labels.at(link_label) : std::string());
   f.value = pinned->gbps;
   return f;
 }
