@@ -30,11 +30,39 @@ namespace {
 namespace tr = memscope::transfer;
 
 struct managed_policy {
-  /// The chunked pipeline: prefetch chunk k+1 on one stream while a kernel reads chunk k.
+  /// The chunked pipeline: prefetch chunk k+1 on one stream while a kernel reads chunk k. At
+  /// most `pipeline_chunks`, none smaller than `pipeline_min_chunk`: every prefetch costs about
+  /// 0.1 ms before its pages move (the `pipeline` case's sweep on an H200: 64 MiB chunks of
+  /// 1 GiB cost 6% against one prefetch, 256 MiB chunks nothing measurable), so below twice
+  /// that the pipeline is one prefetch then one kernel.
   static constexpr int pipeline_chunks = 16;
+  static constexpr std::size_t pipeline_min_chunk = std::size_t{256} << 20;
   /// Oversubscription: the device memory left free beside the ballast.
   static constexpr std::size_t oversubscribe_free = std::size_t{4} << 30;
 };
+
+int pipeline_chunks_for(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>(bytes / managed_policy::pipeline_min_chunk, 1, managed_policy::pipeline_chunks));
+}
+
+/// `bytes` of managed memory in `chunks` prefetches on `copy`, each read by a kernel on `main`
+/// as soon as it has landed; `ready` holds one event per chunk.
+void enqueue_pipeline(void* m, std::uint8_t* d_dst, std::size_t bytes, int chunks, cudaMemLocation gpu, cudaStream_t main,
+                      cudaStream_t copy, std::vector<cuda_event>& ready) {
+  const std::size_t chunk = (bytes + chunks - 1) / chunks;
+  ready[0].record(main);  // the prefetches start once the stream's earlier work is done
+  MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, ready[0].get(), 0));
+  for (int k = 0; k < chunks; ++k) {
+    const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
+    tr::prefetch(static_cast<char*>(m) + at, n, gpu, copy);
+    ready[k].record(copy);
+  }
+  for (int k = 0; k < chunks; ++k) {
+    const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
+    MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, ready[k].get(), 0));
+    tr::sm_copy(d_dst + at, static_cast<char*>(m) + at, n, main);
+  }
+}
 
 /// Modes: where the pages are when the timed launch starts, and what it does.
 void access_case(case_state& st) {
@@ -63,7 +91,8 @@ void access_case(case_state& st) {
   }
   const bool to_host = mode == "to_host";
   cuda_stream copy_stream;
-  std::vector<cuda_event> chunk_ready(managed_policy::pipeline_chunks);
+  const int chunks = pipeline_chunks_for(bytes);
+  std::vector<cuda_event> chunk_ready(chunks);
   const auto launch = [&](cudaStream_t main) {
     if (mode == "pinned_copy") {
       if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), pinned.data(), bytes, cudaMemcpyHostToDevice, main));
@@ -74,21 +103,7 @@ void access_case(case_state& st) {
       tr::prefetch(m.data(), bytes, gpu, main);
       tr::sm_copy(d_dst.data(), m.data(), bytes, main);
     } else if (mode == "prefetch_pipeline") {
-      // Chunks prefetched on a second stream; each chunk's kernel waits for its prefetch only.
-      const int chunks = managed_policy::pipeline_chunks;
-      const std::size_t chunk = (bytes + chunks - 1) / chunks;
-      chunk_ready[0].record(main);
-      MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy_stream.get(), chunk_ready[0].get(), 0));
-      for (int k = 0; k < chunks; ++k) {
-        const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
-        tr::prefetch(static_cast<char*>(m.data()) + at, n, gpu, copy_stream.get());
-        chunk_ready[k].record(copy_stream.get());
-      }
-      for (int k = 0; k < chunks; ++k) {
-        const std::size_t at = std::min(bytes, k * chunk), n = std::min(bytes, at + chunk) - at;
-        MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, chunk_ready[k].get(), 0));
-        tr::sm_copy(d_dst.data() + at, static_cast<char*>(m.data()) + at, n, main);
-      }
+      enqueue_pipeline(m.data(), d_dst.data(), bytes, chunks, gpu, main, copy_stream.get(), chunk_ready);
     } else if (to_host) {
       tr::prefetch(m.data(), bytes, host, main);
     } else {  // fault, read_mostly, preferred_gpu, accessed_by: a kernel reads the host's pages
@@ -117,9 +132,43 @@ void access_case(case_state& st) {
   const bool kernel_read = mode != "prefetch" && mode != "to_host";
   const void* result = kernel_read ? static_cast<const void*>(d_dst.data()) : m.data();
   st.check(tr::verify_pattern(result, bytes, seed, s, kernel_read ? "read by the kernel" : "migrated"));
+  if (mode == "prefetch_pipeline") st.add_label("chunks", std::to_string(chunks));
   st.add_bytes_read(bytes);
   record_host_link(st, host_link_of(st.device()), 1);
-  st.exec(launch, prepare);
+  // The driver may make the host wait while it queues prefetches behind unfinished work (64
+  // chunks behind a held stream blocked it for seconds), so they are timed from an idle stream.
+  const bool prefetches = mode == "prefetch" || mode == "prefetch_then_read" || mode == "prefetch_pipeline" || to_host;
+  st.exec(launch, prepare, prefetches ? exec_tag::sync : exec_tag::held);
+}
+
+/// The pipeline's chunk count swept: `chunks` prefetches, each read by a kernel as it lands,
+/// against one prefetch then one kernel (chunks = 1) over the same pages.
+void pipeline_case(case_state& st) {
+  const int dev = st.device().ordinal;
+  if (const auto why = tr::managed_unsupported(dev); !why.empty()) st.skip(why);
+  const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
+  const auto chunks = static_cast<int>(st.get_int("chunks"));
+  const cudaStream_t s = st.stream();
+  const std::uint64_t seed = st.seed();
+  const auto gpu = tr::gpu_location(dev);
+  tr::managed_buffer m(bytes);
+  device_buffer<std::uint8_t> d_dst(bytes);
+  tr::fill_pattern_host(m.data(), bytes, seed);
+  tr::fill_pattern(d_dst.data(), bytes, ~seed, s);
+  cuda_stream copy_stream;
+  std::vector<cuda_event> ready(chunks);
+  const auto launch = [&](cudaStream_t main) {
+    if (bytes) enqueue_pipeline(m.data(), d_dst.data(), bytes, chunks, gpu, main, copy_stream.get(), ready);
+  };
+  const auto prepare = [&](cudaStream_t st_) { tr::prefetch(m.data(), bytes, tr::host_location(), st_); };
+  prepare(s);
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  st.check(tr::verify_pattern(d_dst.data(), bytes, seed, s, "read by the kernels"));
+  st.add_label("chunk", format_bytes(static_cast<double>((bytes + chunks - 1) / chunks)));
+  st.add_bytes_read(bytes);
+  record_host_link(st, host_link_of(st.device()), 1);
+  st.exec(launch, prepare, exec_tag::sync);  // as access' prefetches: the host may wait on them
 }
 
 /// More managed memory than the GPU has free: a ballast allocation leaves `oversubscribe_free`
@@ -158,7 +207,7 @@ void oversubscribe_case(case_state& st) {
   st.exec(launch, prepare);
 }
 
-void managed_findings(const present::suite_view& v, std::vector<std::string>& out) {
+void access_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto rows = v.rows(present::where("access"));
   const auto size = present::largest(rows, "bytes");
   std::map<std::string, const case_result*> at;
@@ -173,12 +222,47 @@ void managed_findings(const present::suite_view& v, std::vector<std::string>& ou
     // Overlap can hide at most the kernels; splitting the prefetch costs each chunk the
     // migration's fixed cost. The sign of the difference says which was larger here.
     const double piped = at["prefetch_pipeline"]->gbps, serial = at["prefetch_then_read"]->gbps;
+    const std::string chunks = at["prefetch_pipeline"]->label("chunks");
     out.push_back(fmt::format("{} prefetched chunks each read by a kernel as it lands: {:.1f} GB/s against {:.1f} GB/s for one "
                               "prefetch then one kernel ({:.2f}x): {}",
-                              managed_policy::pipeline_chunks, piped, serial, piped / serial,
+                              chunks.empty() ? "16" : chunks, piped, serial, piped / serial,
                               piped < serial ? "splitting the prefetch cost more than overlapping the kernels saved"
                                              : "overlapping the kernels saved more than splitting the prefetch cost"));
   }
+}
+
+void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto rows = v.rows(present::where("pipeline"));
+  if (rows.empty()) return;
+  const auto size = present::largest(rows, "bytes");
+  std::string sweep;
+  const case_result *one = nullptr, *best = nullptr, *most = nullptr;
+  for (const auto* r : v.rows(present::where("pipeline", {{"bytes", size}}))) {
+    if (!r->timed) continue;
+    const auto n = r->int_axis("chunks").value_or(0);
+    if (n == 1) one = r;
+    if (!best || r->gbps > best->gbps) best = r;
+    if (!most || n > most->int_axis("chunks").value_or(0)) most = r;
+    sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", n, r->label("chunk"), r->gbps);
+  }
+  if (sweep.empty()) return;
+  std::string line = fmt::format("{} prefetched in N chunks, each read by a kernel as it lands, GB/s: {}",
+                                 format_bytes(static_cast<double>(size)), sweep);
+  if (one && best != one)
+    line += fmt::format("; best {} chunks, {:.2f}x one prefetch then one kernel", best->int_axis("chunks").value_or(0),
+                        best->gbps / one->gbps);
+  else if (one)
+    line += "; one prefetch then one kernel was the fastest";
+  // Net of what overlapping the kernels saved: the time each further prefetch added.
+  if (one && most != one) {
+    const auto n = most->int_axis("chunks").value_or(1);
+    line += fmt::format("; each further prefetch added {:.0f} us ({} chunks against 1)",
+                        (most->stats.median - one->stats.median) / static_cast<double>(n - 1) * 1e6, n);
+  }
+  out.push_back(line);
+}
+
+void oversubscription_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto over_rows = v.rows(present::where("oversubscribe"));
   if (over_rows.empty()) return;
   std::string over;
@@ -203,7 +287,8 @@ std::optional<present::fact_value> migration_fact(const present::suite_view& v, 
                        format_bytes(static_cast<double>(size)), m["prefetch"]->gbps, m["prefetch"]->gbps / ref, m["fault"]->gbps,
                        m["fault"]->gbps / ref,
                        m.count("prefetch_pipeline")
-                           ? fmt::format(", {} prefetched chunks each read by a kernel {:.1f} GB/s{}", managed_policy::pipeline_chunks,
+                           ? fmt::format(", {} prefetched chunks each read by a kernel {:.1f} GB/s{}",
+                                         m["prefetch_pipeline"]->label("chunks").empty() ? "16" : m["prefetch_pipeline"]->label("chunks"),
                                          m["prefetch_pipeline"]->gbps,
                                          m.count("prefetch_then_read")
                                              ? fmt::format(" (one prefetch then one kernel {:.1f} GB/s)", m["prefetch_then_read"]->gbps)
@@ -233,13 +318,28 @@ void register_managed(registry& reg) {
       .summary("managed pages on the host reached by the GPU, against a pinned copy of the same bytes")
       .axis(axis::strings("mode", {"pinned_copy", "prefetch", "prefetch_then_read", "prefetch_pipeline", "fault",
                                    "preferred_gpu", "read_mostly", "accessed_by", "to_host"},
-                          "pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; a prefetch then a kernel reading the "
-                          "pages; 16 prefetched chunks each read by a kernel as it lands; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); a kernel "
-                          "reading host-resident pages mapped by accessed-by; the prefetch back to the host"))
+                          fmt::format("pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; a prefetch then a kernel "
+                                      "reading the pages; up to {} prefetched chunks of at least {}, each read by a kernel as "
+                                      "it lands; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); "
+                                      "a kernel reading host-resident pages mapped by accessed-by; the prefetch back to the host",
+                                      managed_policy::pipeline_chunks,
+                                      format_bytes(static_cast<double>(managed_policy::pipeline_min_chunk)))))
       .axis(axis::pow2("bytes", {20, 24, 28, 30}, "managed bytes")
                 .with_quick({std::int64_t{1} << 26})
                 .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}, std::int64_t{1} << 24}))
       .baseline("mode", std::string("pinned_copy"), "vs_pinned_copy")
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
+  s.add("pipeline", pipeline_case)
+      .summary("managed pages on the host prefetched in chunks, each read by a kernel as it lands, against one prefetch then "
+               "one kernel (chunks=1)")
+      .axis(axis::integers("chunks", {1, 2, 4, 8, 16, 64, 512}, "prefetches the pages are split into (1 GiB / 512 = 2 MiB)")
+                .with_range(1, 4096)
+                .with_quick({std::int64_t{1}, std::int64_t{16}})
+                .with_verify({std::int64_t{1}, std::int64_t{3}, std::int64_t{16}}))
+      .axis(axis::pow2("bytes", {30}, "managed bytes")
+                .with_quick({std::int64_t{1} << 26})
+                .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}}))
+      .baseline("chunks", std::int64_t{1}, "vs_one_prefetch")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("oversubscribe", oversubscribe_case)
       .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
@@ -248,7 +348,12 @@ void register_managed(registry& reg) {
 
   s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}), present::axis_is("mode", "pinned_copy"),
                              "pinned cudaMemcpyAsync", "access", "GB/s (managed bytes / median time)"))
-      .finding(managed_findings);
+      .finding(access_findings);
+  auto chunks = present::line_plot("Managed memory prefetched in chunks, each read by a kernel as it lands",
+                                   present::label_axes({"bytes"}), "chunks", present::gbps(), "prefetches (chunks)",
+                                   "GB/s (managed bytes / median time)", present::scale::log2);
+  chunks.keep = present::case_is("pipeline");
+  s.chart(chunks).finding(pipeline_findings).finding(oversubscription_findings);
   s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
   s.fact(advise::question::oversubscription, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
