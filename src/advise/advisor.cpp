@@ -154,12 +154,14 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
   if (q.larger_than_gpu) {
     a = {"host/larger-than-gpu", "managed memory (cudaMallocManaged), prefetched in chunks ahead of the kernels",
          "cudaMemPrefetchAsync the next chunk on a second stream while a kernel works on the current one (or explicit "
-         "pinned double buffering); never let kernels fault their way through",
+         "pinned double buffering), in as few and as large chunks as the free device memory allows: every prefetch "
+         "pays a fixed cost; never let kernels fault their way through",
          "the data does not fit the GPU: managed memory lets it spill to the host, but pages a kernel faults in "
          "migrate far slower than prefetched ones",
          {}, "memscope/transfer/managed.hpp", ""};
     evidence_log log(a, doc, reg);
     log.cite(question::managed_migration, at);
+    log.cite(question::prefetch_chunks);
     log.cite(question::oversubscription);
     return a;
   }

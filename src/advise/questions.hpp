@@ -55,6 +55,8 @@ inline constexpr const char* zero_copy = "zero_copy";
 inline constexpr const char* copy_overlap = "copy_overlap";
 /// Managed memory at `at` bytes: a prefetch and the page-fault path against a pinned copy.
 inline constexpr const char* managed_migration = "managed_migration";
+/// Managed memory prefetched in N chunks, each read as it lands, against one prefetch.
+inline constexpr const char* prefetch_chunks = "prefetch_chunks";
 /// A kernel reading more managed memory than the GPU has free.
 inline constexpr const char* oversubscription = "oversubscription";
 /// Another GPU's memory: copies with peer access, without it (staged), and by the SMs.

@@ -231,35 +231,65 @@ void access_findings(const present::suite_view& v, std::vector<std::string>& out
   }
 }
 
-void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  const auto rows = v.rows(present::where("pipeline"));
-  if (rows.empty()) return;
-  const auto size = present::largest(rows, "bytes");
-  std::string sweep;
+/// The pipeline case's rows at its largest size: one prefetch (chunks=1), the fastest count and
+/// the most chunks measured.
+struct chunk_sweep {
+  std::int64_t bytes = 0;
+  std::vector<const case_result*> rows;
   const case_result *one = nullptr, *best = nullptr, *most = nullptr;
-  for (const auto* r : v.rows(present::where("pipeline", {{"bytes", size}}))) {
-    if (!r->timed) continue;
-    const auto n = r->int_axis("chunks").value_or(0);
-    if (n == 1) one = r;
-    if (!best || r->gbps > best->gbps) best = r;
-    if (!most || n > most->int_axis("chunks").value_or(0)) most = r;
-    sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", n, r->label("chunk"), r->gbps);
+
+  static std::optional<chunk_sweep> of(const present::suite_view& v) {
+    const auto all = v.rows(present::where("pipeline"));
+    if (all.empty()) return std::nullopt;
+    chunk_sweep c;
+    c.bytes = present::largest(all, "bytes");
+    for (const auto* r : v.rows(present::where("pipeline", {{"bytes", c.bytes}}))) {
+      if (!r->timed) continue;
+      const auto n = chunks(*r);
+      c.rows.push_back(r);
+      if (n == 1) c.one = r;
+      if (!c.best || r->gbps > c.best->gbps) c.best = r;
+      if (!c.most || n > chunks(*c.most)) c.most = r;
+    }
+    if (c.rows.empty()) return std::nullopt;
+    return c;
   }
-  if (sweep.empty()) return;
+  static std::int64_t chunks(const case_result& r) { return r.int_axis("chunks").value_or(0); }
+  /// What each prefetch beyond the first added, net of the kernels the overlap hid.
+  std::optional<double> seconds_per_prefetch() const {
+    if (!one || most == one) return std::nullopt;
+    return (most->stats.median - one->stats.median) / static_cast<double>(chunks(*most) - 1);
+  }
+};
+
+void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto c = chunk_sweep::of(v);
+  if (!c) return;
+  std::string sweep;
+  for (const auto* r : c->rows)
+    sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps);
   std::string line = fmt::format("{} prefetched in N chunks, each read by a kernel as it lands, GB/s: {}",
-                                 format_bytes(static_cast<double>(size)), sweep);
-  if (one && best != one)
-    line += fmt::format("; best {} chunks, {:.2f}x one prefetch then one kernel", best->int_axis("chunks").value_or(0),
-                        best->gbps / one->gbps);
-  else if (one)
+                                 format_bytes(static_cast<double>(c->bytes)), sweep);
+  if (c->one && c->best != c->one)
+    line += fmt::format("; best {} chunks, {:.2f}x one prefetch then one kernel", chunk_sweep::chunks(*c->best),
+                        c->best->gbps / c->one->gbps);
+  else if (c->one)
     line += "; one prefetch then one kernel was the fastest";
-  // Net of what overlapping the kernels saved: the time each further prefetch added.
-  if (one && most != one) {
-    const auto n = most->int_axis("chunks").value_or(1);
-    line += fmt::format("; each further prefetch added {:.0f} us ({} chunks against 1)",
-                        (most->stats.median - one->stats.median) / static_cast<double>(n - 1) * 1e6, n);
-  }
+  if (const auto per = c->seconds_per_prefetch())
+    line += fmt::format("; each further prefetch added {:.0f} us ({} chunks against 1)", *per * 1e6, chunk_sweep::chunks(*c->most));
   out.push_back(line);
+}
+
+std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v, std::optional<double>) {
+  const auto c = chunk_sweep::of(v);
+  if (!c || !c->one || !c->seconds_per_prefetch()) return std::nullopt;
+  std::string text = fmt::format("{} of managed memory prefetched and read in one piece {:.1f} GB/s", format_bytes(static_cast<double>(c->bytes)),
+                                 c->one->gbps);
+  for (const auto* r : c->rows)
+    if (r != c->one)
+      text += fmt::format(", in {} chunks of {} {:.1f} GB/s ({:.2f}x)", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps, r->gbps / c->one->gbps);
+  text += fmt::format("; each further prefetch added {:.0f} us", *c->seconds_per_prefetch() * 1e6);
+  return present::fact_value{text, *c->seconds_per_prefetch(), "", ""};
 }
 
 void oversubscription_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -355,6 +385,8 @@ void register_managed(registry& reg) {
   chunks.keep = present::case_is("pipeline");
   s.chart(chunks).finding(pipeline_findings).finding(oversubscription_findings);
   s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
+  s.fact(advise::question::prefetch_chunks, "managed memory prefetched in chunks, against one prefetch: the cost of each prefetch",
+         chunk_cost_fact);
   s.fact(advise::question::oversubscription, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
 
