@@ -171,7 +171,9 @@ void histogram_case(case_state& st) {
   const bool range = st.has_axis("interface") && st.get_string("interface") == "range";
   const auto shape = hg::find_input_shape(st.has_axis("distribution") ? st.get_string("distribution") : "uniform")
                          .value_or(hg::input_shape{});
-  const auto [lower, upper] = case_levels<T, LevelT>::get();
+  // Named copies, not a structured binding: lambdas below capture them (C++20 to capture a binding).
+  const auto levels = case_levels<T, LevelT>::get();
+  const LevelT lower = levels.lower, upper = levels.upper;
   const cudaStream_t s = st.stream();
   if constexpr (sizeof(T) == 1)
     if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
@@ -285,7 +287,8 @@ void pixels_case(case_state& st) {
   const std::size_t row_bytes = row_pixels * Channels * sizeof(T);
   const std::size_t pitch = pitched ? ceil_div(row_bytes, std::size_t{512}) * 512 : row_bytes;
   const std::size_t elems = std::max<std::size_t>(1, rows * pitch / sizeof(T));
-  const auto [lower, upper] = case_levels<T, LevelT>::get();
+  const auto levels = case_levels<T, LevelT>::get();
+  const LevelT lower = levels.lower, upper = levels.upper;
   cuda::std::array<int, Active> num_levels;
   cuda::std::array<LevelT, Active> lo, hi;
   for (int a = 0; a < Active; ++a) num_levels[a] = bins + 1, lo[a] = lower, hi[a] = upper;
