@@ -31,10 +31,10 @@ namespace tr = memscope::transfer;
 
 struct managed_policy {
   /// The chunked pipeline: prefetch chunk k+1 on one stream while a kernel reads chunk k. At
-  /// most `pipeline_chunks`, none smaller than `pipeline_min_chunk`: every prefetch costs about
-  /// 0.1 ms before its pages move (the `pipeline` case's sweep on an H200: 64 MiB chunks of
-  /// 1 GiB cost 6% against one prefetch, 256 MiB chunks nothing measurable), so below twice
-  /// that the pipeline is one prefetch then one kernel.
+  /// most `pipeline_chunks`, none smaller than `pipeline_min_chunk`: every prefetch costs
+  /// 80-90 us that overlap does not win back (the `pipeline` case's sweep on two H200 boards:
+  /// 64 MiB chunks of 1 GiB cost 6-9% against one prefetch, 256 MiB chunks 0-2%), so below
+  /// twice that the pipeline is one prefetch then one kernel.
   static constexpr int pipeline_chunks = 16;
   static constexpr std::size_t pipeline_min_chunk = std::size_t{256} << 20;
   /// Oversubscription: the device memory left free beside the ballast.
