@@ -154,8 +154,9 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
   if (q.larger_than_gpu) {
     a = {"host/larger-than-gpu", "managed memory (cudaMallocManaged), prefetched in chunks ahead of the kernels",
          "cudaMemPrefetchAsync the next chunk on a second stream while a kernel works on the current one (or explicit "
-         "pinned double buffering), in as few and as large chunks as the free device memory allows: every prefetch "
-         "pays a fixed cost; never let kernels fault their way through",
+         "pinned double buffering), in about sqrt(T / c) chunks, T the shorter of the migration and the kernels' time, "
+         "c the fixed cost of one prefetch: kernels with little work per byte want one or two large chunks, kernels "
+         "as slow as the link a dozen or more; never let kernels fault their way through",
          "the data does not fit the GPU: managed memory lets it spill to the host, but pages a kernel faults in "
          "migrate far slower than prefetched ones",
          {}, "memscope/transfer/managed.hpp", ""};

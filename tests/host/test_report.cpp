@@ -590,6 +590,33 @@ TEST(Advise, LargerThanTheGpuQuotesWhatEachPrefetchCosts) {
   EXPECT_NE(all.find("in 16 chunks of 64.0 MiB"), std::string::npos) << all;
   EXPECT_NE(all.find("(0.87x)"), std::string::npos) << all;
   EXPECT_NE(all.find("each further prefetch added 200 us"), std::string::npos) << all;
+  EXPECT_EQ(all.find("multiply-adds"), std::string::npos) << "no kernel weights measured: " << all;
+}
+
+// With kernels that have work, the fact says what overlap won back and what the model
+// (sqrt(the shorter of prefetch and kernels / a prefetch's cost)) calls the best count; the
+// prefetch alone comes from access' row of the same bytes.
+TEST(Advise, LargerThanTheGpuQuotesWhatOverlapWonWithHeavyKernels) {
+  const auto piped = [](std::int64_t chunks, std::int64_t work, double seconds) {
+    auto r = row("managed", "pipeline", {{"chunks", chunks}, {"work", work}, {"bytes", std::int64_t{1} << 30}}, seconds);
+    r.labels["chunk"] = chunks == 1 ? "1.0 GiB" : "64.0 MiB";
+    return r;
+  };
+  const auto prefetch = row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
+  // Copies: 16 chunks cost 15 x 100 us. Heavy kernels: 20 ms prefetch + 40 ms kernels serial,
+  // 16 chunks 42 ms.
+  const auto d = doc_with({prefetch, piped(1, 0, 20.5e-3), piped(16, 0, 22e-3), piped(1, 4096, 60e-3), piped(16, 4096, 42e-3)});
+  advise::query q;
+  q.larger_than_gpu = true;
+  const auto a = advise::advise_host(q, &d, builtin_registry());
+  std::string all;
+  for (const auto& e : a.evidence) all += e + "\n";
+  EXPECT_NE(all.find("each further prefetch added 100 us"), std::string::npos) << all;
+  EXPECT_NE(all.find("with kernels doing 4096 multiply-adds a word (about 40.0 ms on these bytes, the prefetch 20.0 ms), "
+                     "16 chunks ran 1.43x one prefetch then the kernels"),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("predicts 14.1 chunks"), std::string::npos) << all;  // sqrt(20 ms / 100 us)
 }
 
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
