@@ -340,8 +340,9 @@ struct chunk_sweep {
   /// The chunk count a simple model calls best: n chunks take about the longer of the prefetch
   /// and the kernels, plus the shorter / n (the first chunk's migration or the last one's
   /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a prefetch; that is
-  /// least at n = sqrt(shorter / cost). On an H200 it named the measured best of 2-16 chunks
-  /// for every kernel weight (results/h200/profile-*/managed-pipeline).
+  /// least at n = sqrt(shorter / cost). On two H200 boards the power of two nearest it was the
+  /// measured best in 6 of 8 sweeps and within 3% of it in the other two
+  /// (results/h200/profile-2d51700/).
   static double model_best_chunks(double hideable_s, double per_prefetch_s) { return std::sqrt(hideable_s / per_prefetch_s); }
   std::string kernels_text() const {
     return work == 0 ? "a kernel copying it" : fmt::format("a kernel doing {} multiply-adds on every word it copies", work);
