@@ -58,27 +58,53 @@ std::size_t pipeline_chunk_bytes(std::size_t bytes, int chunks) {
   return std::max<std::size_t>(1, ceil_div(even, managed_policy::page)) * managed_policy::page;
 }
 
+/// Chunk k of `bytes` cut into pieces of `chunk` bytes: its offset and length (0 past the end).
+std::pair<std::size_t, std::size_t> chunk_piece(std::size_t bytes, std::size_t chunk, int k) {
+  const std::size_t at = std::min(bytes, static_cast<std::size_t>(k) * chunk);
+  return {at, std::min(bytes, at + chunk) - at};
+}
+
 /// `bytes` of managed memory in `chunks` prefetches on `copy`, each chunk handed to
 /// read(offset, length, main) on `main` as soon as it has landed; `ready` holds one event per chunk.
 template <class Read>
 void enqueue_pipeline(void* m, std::size_t bytes, int chunks, cudaMemLocation gpu, cudaStream_t main, cudaStream_t copy,
                       std::vector<cuda_event>& ready, Read read) {
   const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
-  const auto piece = [&](int k) {
-    const std::size_t at = std::min(bytes, k * chunk);
-    return std::pair<std::size_t, std::size_t>{at, std::min(bytes, at + chunk) - at};
-  };
   ready[0].record(main);  // the prefetches start once the stream's earlier work is done
   MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, ready[0].get(), 0));
   for (int k = 0; k < chunks; ++k) {
-    const auto [at, n] = piece(k);
+    const auto [at, n] = chunk_piece(bytes, chunk, k);
     tr::prefetch(static_cast<char*>(m) + at, n, gpu, copy);
     ready[k].record(copy);
   }
   for (int k = 0; k < chunks; ++k) {
-    const auto [at, n] = piece(k);
+    const auto [at, n] = chunk_piece(bytes, chunk, k);
     MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, ready[k].get(), 0));
     if (n) read(at, n, main);
+  }
+}
+
+/// The same pipeline without managed memory, as a program that manages its own buffers does
+/// it: chunk k of pinned host memory is copied by cudaMemcpyAsync on `copy` into slot k % 2
+/// of `d_ring` (two chunks of device memory, double buffering) once the kernel that read
+/// chunk k - 2 from that slot is done, then handed to read(slot, offset, length, main) on
+/// `main`. `landed` and `read_done` hold one event per chunk.
+template <class Read>
+void enqueue_double_buffered(const std::uint8_t* h_src, std::uint8_t* d_ring, std::size_t bytes, int chunks, cudaStream_t main,
+                             cudaStream_t copy, std::vector<cuda_event>& landed, std::vector<cuda_event>& read_done, Read read) {
+  const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
+  landed[0].record(main);  // the copies start once the stream's earlier work is done
+  MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, landed[0].get(), 0));
+  // Interleaved: copy k waits on read_done[k - 2], which must have been recorded first.
+  for (int k = 0; k < chunks; ++k) {
+    const auto [at, n] = chunk_piece(bytes, chunk, k);
+    std::uint8_t* const slot = d_ring + static_cast<std::size_t>(k % 2) * chunk;
+    if (k >= 2) MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, read_done[k - 2].get(), 0));
+    if (n) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(slot, h_src + at, n, cudaMemcpyHostToDevice, copy));
+    landed[k].record(copy);
+    MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, landed[k].get(), 0));
+    if (n) read(slot, at, n, main);
+    read_done[k].record(main);
   }
 }
 
@@ -174,29 +200,47 @@ void access_case(case_state& st) {
   st.exec(launch, prepare, prefetches ? exec_tag::sync : exec_tag::held);
 }
 
-/// The pipeline's chunk count swept: `chunks` prefetches, each chunk handed as it lands to a
-/// kernel doing `work` multiply-adds on every word it copies, against one prefetch then the
-/// same kernel over the whole buffer (chunks = 1).
+/// The pipeline's chunk count swept: `chunks` pieces, each handed as it lands to a kernel
+/// doing `work` multiply-adds on every word it copies, against one piece then the same kernel
+/// over the whole buffer (chunks = 1). `feed`: prefetches of managed memory, or copies from
+/// pinned host memory into two device buffers in turn (the best a program can do without
+/// managed memory, in the same run).
 void pipeline_case(case_state& st) {
   const int dev = st.device().ordinal;
   if (const auto why = tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
   const auto chunks = static_cast<int>(st.get_int("chunks"));
   const auto work = static_cast<unsigned>(st.get_int("work"));
+  const bool pinned = st.get_string("feed") == "pinned_copy";
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
   const auto gpu = tr::gpu_location(dev);
-  managed_source src(bytes, bytes, seed, s);
+  const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
+  managed_source src(pinned ? 0 : bytes, bytes, seed, s);
+  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
+  if (pinned) tr::fill_pattern_host(h_src.data(), bytes, seed);
+  device_buffer<std::uint8_t> d_ring(pinned && bytes ? static_cast<std::size_t>(std::min(chunks, 2)) * chunk : 0);
   device_buffer<unsigned> d_checksum(1);
   cuda_stream copy_stream;
-  std::vector<cuda_event> ready(chunks);
-  const auto read = [&](std::size_t at, std::size_t n, cudaStream_t main) {
-    tr::busy_copy(src.d_dst.data() + at, static_cast<char*>(src.m.data()) + at, n, work, d_checksum.data(), main);
-  };
+  std::vector<cuda_event> ready(chunks), done(pinned ? chunks : 0);
   const auto launch = [&](cudaStream_t main) {
-    if (bytes) enqueue_pipeline(src.m.data(), bytes, chunks, gpu, main, copy_stream.get(), ready, read);
+    if (!bytes) return;
+    if (pinned) {
+      enqueue_double_buffered(static_cast<const std::uint8_t*>(h_src.data()), d_ring.data(), bytes, chunks, main, copy_stream.get(),
+                              ready, done, [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
+                                tr::busy_copy(src.d_dst.data() + at, slot, n, work, d_checksum.data(), on);
+                              });
+    } else {
+      enqueue_pipeline(src.m.data(), bytes, chunks, gpu, main, copy_stream.get(), ready,
+                       [&](std::size_t at, std::size_t n, cudaStream_t on) {
+                         tr::busy_copy(src.d_dst.data() + at, static_cast<char*>(src.m.data()) + at, n, work, d_checksum.data(), on);
+                       });
+    }
   };
-  const auto prepare = [&](cudaStream_t st_) { tr::prefetch(src.m.data(), bytes, tr::host_location(), st_); };
+  // Managed pages go back to the host before every sample; pinned memory stays where it is.
+  const auto prepare = [&](cudaStream_t on) {
+    if (!pinned) tr::prefetch(src.m.data(), bytes, tr::host_location(), on);
+  };
   prepare(s);
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum.data(), 0, sizeof(unsigned), s));
   launch(s);
@@ -206,7 +250,7 @@ void pipeline_case(case_state& st) {
   st.check(got == want ? verify_result::pass()
                        : verify_result::fail(fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}",
                                                          work, got, want)));
-  st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, pipeline_chunk_bytes(bytes, chunks)))));
+  st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, chunk))));
   st.add_bytes_read(bytes);
   record_host_link(st, host_link_of(st.device()), 1);
   st.exec(launch, prepare, exec_tag::sync);  // as access' prefetches: the host may wait on them
@@ -278,16 +322,23 @@ void access_findings(const present::suite_view& v, std::vector<std::string>& out
   }
 }
 
-/// The pipeline case's rows at its largest size and one kernel weight (`work`): one prefetch
-/// then the kernels (chunks=1), the fastest count and the most chunks measured.
+/// The pipeline case's rows at its largest size for one feed and one kernel weight (`work`):
+/// one piece then the kernels (chunks=1), the fastest count and the most chunks measured.
 struct chunk_sweep {
   std::int64_t bytes = 0, work = 0;
+  std::string feed;
   std::vector<const case_result*> rows;
   const case_result *one = nullptr, *best = nullptr, *most = nullptr;
 
   static std::int64_t chunks(const case_result& r) { return r.int_axis("chunks").value_or(0); }
-  /// Rows measured before the kernels had work carry no `work` axis: they were copies.
+  /// Rows measured before the kernels had work carry no `work` axis: they were copies; rows
+  /// before the pinned feed carry no `feed`: they were prefetches.
   static std::int64_t work_of(const case_result& r) { return r.int_axis("work").value_or(0); }
+  static std::string feed_of(const case_result& r) {
+    const auto f = r.string_axis("feed");
+    return f.empty() ? "prefetch" : f;
+  }
+  static bool pinned(const std::string& feed) { return feed == "pinned_copy"; }
 
   static std::int64_t largest_bytes(const present::suite_view& v) { return present::largest(v.rows(present::where("pipeline")), "bytes"); }
   /// The kernel weights measured at the largest size, ascending.
@@ -298,12 +349,13 @@ struct chunk_sweep {
     std::sort(w.begin(), w.end());
     return w;
   }
-  static std::optional<chunk_sweep> of(const present::suite_view& v, std::int64_t work) {
+  static std::optional<chunk_sweep> of(const present::suite_view& v, std::int64_t work, const std::string& feed = "prefetch") {
     chunk_sweep c;
     c.bytes = largest_bytes(v);
     c.work = work;
+    c.feed = feed;
     for (const auto* r : v.rows(present::where("pipeline", {{"bytes", c.bytes}}))) {
-      if (!r->timed || work_of(*r) != work) continue;
+      if (!r->timed || work_of(*r) != work || feed_of(*r) != feed) continue;
       const auto n = chunks(*r);
       c.rows.push_back(r);
       if (n == 1) c.one = r;
@@ -313,69 +365,81 @@ struct chunk_sweep {
     if (c.rows.empty()) return std::nullopt;
     return c;
   }
-  /// What each prefetch beyond the first added, net of the kernels the overlap hid: the fixed
-  /// cost of a prefetch where the kernels are copies (work 0), with little to hide.
-  std::optional<double> seconds_per_prefetch() const {
+  /// What each piece beyond the first added, net of the kernels the overlap hid: the fixed
+  /// cost of a prefetch (or a copy) where the kernels are copies (work 0), with little to hide.
+  std::optional<double> seconds_per_chunk() const {
     if (work != 0 || !one || most == one) return std::nullopt;
     return (most->stats.median - one->stats.median) / static_cast<double>(chunks(*most) - 1);
   }
-  /// Overlap's room and what the best count made of it. The prefetch alone is access' prefetch
-  /// of the same bytes in the same document; the kernels alone are one prefetch then the
-  /// kernels, less that. Overlap can hide at most the shorter of the two.
+  /// Overlap's room and what the best count made of it. The transfer alone is access' row of
+  /// the same bytes in the same document (its `prefetch`, or its `pinned_copy` for the pinned
+  /// feed); the kernels alone are one piece then the kernels, less that. Overlap can hide at
+  /// most the shorter of the two.
   struct overlap {
-    double prefetch_s = 0, kernels_s = 0, hideable_s = 0, hidden = 0;
+    double transfer_s = 0, kernels_s = 0, hideable_s = 0, hidden = 0;
   };
   std::optional<overlap> overlap_in(const present::suite_view& v) const {
     if (!one || !best) return std::nullopt;
-    const auto prefetch = v.rows(present::where("access", {{"mode", std::string("prefetch")}, {"bytes", bytes}}));
-    if (prefetch.empty()) return std::nullopt;
+    const std::string mode = pinned(feed) ? "pinned_copy" : "prefetch";
+    const auto alone = v.rows(present::where("access", {{"mode", mode}, {"bytes", bytes}}));
+    if (alone.empty()) return std::nullopt;
     overlap o;
-    o.prefetch_s = prefetch.front()->stats.median;
-    o.kernels_s = one->stats.median - o.prefetch_s;
+    o.transfer_s = alone.front()->stats.median;
+    o.kernels_s = one->stats.median - o.transfer_s;
     if (o.kernels_s <= 0) return std::nullopt;
-    o.hideable_s = std::min(o.prefetch_s, o.kernels_s);
+    o.hideable_s = std::min(o.transfer_s, o.kernels_s);
     o.hidden = (one->stats.median - best->stats.median) / o.hideable_s;
     return o;
   }
-  /// The chunk count a simple model calls best: n chunks take about the longer of the prefetch
-  /// and the kernels, plus the shorter / n (the first chunk's migration or the last one's
-  /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a prefetch; that is
-  /// least at n = sqrt(shorter / cost). On two H200 boards the power of two nearest it was the
-  /// measured best in 6 of 8 sweeps and within 3% of it in the other two
-  /// (results/h200/profile-2d51700/).
-  static double model_best_chunks(double hideable_s, double per_prefetch_s) { return std::sqrt(hideable_s / per_prefetch_s); }
+  /// The chunk count a simple model calls best: n chunks take about the longer of the transfer
+  /// and the kernels, plus the shorter / n (the first chunk's transfer or the last one's
+  /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a piece; that is least
+  /// at n = sqrt(shorter / cost). On two H200 boards the power of two nearest it was the
+  /// measured best of the prefetch pipeline in 6 of 8 sweeps and within 3% of it in the other
+  /// two (results/h200/profile-2d51700/).
+  static double model_best_chunks(double hideable_s, double per_chunk_s) { return std::sqrt(hideable_s / per_chunk_s); }
+  std::string moved_text() const {
+    return pinned(feed) ? "copied from pinned memory (cudaMemcpyAsync into two device buffers in turn)" : "prefetched";
+  }
+  std::string piece_word() const { return pinned(feed) ? "copy" : "prefetch"; }
   std::string kernels_text() const {
     return work == 0 ? "a kernel copying it" : fmt::format("a kernel doing {} multiply-adds on every word it copies", work);
   }
 };
 
 void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  const auto copy = chunk_sweep::of(v, 0);
-  const auto per_prefetch = copy ? copy->seconds_per_prefetch() : std::nullopt;
-  for (const auto work : chunk_sweep::works(v)) {
-    const auto c = chunk_sweep::of(v, work);
-    if (!c) continue;
-    std::string sweep;
-    for (const auto* r : c->rows)
-      sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps);
-    std::string line = fmt::format("{} prefetched in N chunks, each handed as it lands to {}, GB/s: {}",
-                                   format_bytes(static_cast<double>(c->bytes)), c->kernels_text(), sweep);
-    if (c->one && c->best != c->one)
-      line += fmt::format("; best {} chunks, {:.2f}x one prefetch then the kernels", chunk_sweep::chunks(*c->best),
-                          c->best->gbps / c->one->gbps);
-    else if (c->one)
-      line += "; one prefetch then the kernels was the fastest";
-    if (const auto per = c->seconds_per_prefetch())
-      line += fmt::format("; each further prefetch added {:.0f} us ({} chunks against 1)", *per * 1e6, chunk_sweep::chunks(*c->most));
-    if (const auto o = c->overlap_in(v)) {
-      line += fmt::format("; the prefetch alone {:.1f} ms, the kernels alone about {:.1f} ms: of the {:.1f} ms overlap could "
-                          "hide, the best count hid {:.0f}%",
-                          o->prefetch_s * 1e3, o->kernels_s * 1e3, o->hideable_s * 1e3, o->hidden * 100);
-      if (per_prefetch)
-        line += fmt::format("; sqrt({:.1f} ms / {:.0f} us a prefetch) = {:.1f} chunks, the model's best", o->hideable_s * 1e3,
-                            *per_prefetch * 1e6, chunk_sweep::model_best_chunks(o->hideable_s, *per_prefetch));
+  for (const std::string feed : {"prefetch", "pinned_copy"}) {
+    const auto copy = chunk_sweep::of(v, 0, feed);
+    const auto per_chunk = copy ? copy->seconds_per_chunk() : std::nullopt;
+    for (const auto work : chunk_sweep::works(v)) {
+      const auto c = chunk_sweep::of(v, work, feed);
+      if (!c) continue;
+      std::string sweep;
+      for (const auto* r : c->rows)
+        sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps);
+      std::string line = fmt::format("{} {} in N chunks, each handed as it lands to {}, GB/s: {}",
+                                     format_bytes(static_cast<double>(c->bytes)), c->moved_text(), c->kernels_text(), sweep);
+      if (c->one && c->best != c->one)
+        line += fmt::format("; best {} chunks, {:.2f}x one {} then the kernels", chunk_sweep::chunks(*c->best),
+                            c->best->gbps / c->one->gbps, c->piece_word());
+      else if (c->one)
+        line += fmt::format("; one {} then the kernels was the fastest", c->piece_word());
+      if (const auto per = c->seconds_per_chunk())
+        line += fmt::format("; each further {} added {:.0f} us ({} chunks against 1)", c->piece_word(), *per * 1e6,
+                            chunk_sweep::chunks(*c->most));
+      if (const auto o = c->overlap_in(v)) {
+        line += fmt::format("; the {} alone {:.1f} ms, the kernels alone about {:.1f} ms: of the {:.1f} ms overlap could hide, "
+                            "the best count hid {:.0f}%",
+                            c->piece_word(), o->transfer_s * 1e3, o->kernels_s * 1e3, o->hideable_s * 1e3, o->hidden * 100);
+        if (per_chunk && *per_chunk > 0)
+          line += fmt::format("; sqrt({:.1f} ms / {:.0f} us a {}) = {:.1f} chunks, the model's best", o->hideable_s * 1e3,
+                              *per_chunk * 1e6, c->piece_word(), chunk_sweep::model_best_chunks(o->hideable_s, *per_chunk));
+      }
+      if (const auto managed = chunk_sweep::of(v, work); chunk_sweep::pinned(feed) && managed && managed->best && c->best)
+        line += fmt::format("; against the best prefetch pipeline ({} chunks, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks(*managed->best),
+                            managed->best->gbps, c->best->gbps / managed->best->gbps);
+      out.push_back(line);
     }
-    out.push_back(line);
   }
 }
 
@@ -383,28 +447,41 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
   const auto works = chunk_sweep::works(v);
   if (works.empty()) return std::nullopt;
   const auto copy = chunk_sweep::of(v, 0);
-  if (!copy || !copy->one || !copy->seconds_per_prefetch()) return std::nullopt;
+  if (!copy || !copy->one || !copy->seconds_per_chunk()) return std::nullopt;
   std::string text = fmt::format("{} of managed memory prefetched and copied in one piece {:.1f} GB/s",
                                  format_bytes(static_cast<double>(copy->bytes)), copy->one->gbps);
   for (const auto* r : copy->rows)
     if (r != copy->one)
       text += fmt::format(", in {} chunks of {} {:.1f} GB/s ({:.2f}x)", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps,
                           r->gbps / copy->one->gbps);
-  text += fmt::format("; each further prefetch added {:.0f} us", *copy->seconds_per_prefetch() * 1e6);
+  text += fmt::format("; each further prefetch added {:.0f} us", *copy->seconds_per_chunk() * 1e6);
   // Where the kernels have work, the heaviest weight measured says what overlap can win back.
-  if (const auto heavy = chunk_sweep::of(v, works.back()); heavy && heavy->work > 0 && heavy->one && heavy->best) {
+  const auto heavy = chunk_sweep::of(v, works.back());
+  if (heavy && heavy->work > 0 && heavy->one && heavy->best) {
     const auto o = heavy->overlap_in(v);
     text += fmt::format("; with kernels doing {} multiply-adds a word", heavy->work);
-    if (o) text += fmt::format(" (about {:.1f} ms on these bytes, the prefetch {:.1f} ms)", o->kernels_s * 1e3, o->prefetch_s * 1e3);
+    if (o) text += fmt::format(" (about {:.1f} ms on these bytes, the prefetch {:.1f} ms)", o->kernels_s * 1e3, o->transfer_s * 1e3);
     text += heavy->best == heavy->one
                 ? std::string(", one prefetch then the kernels was still the fastest")
                 : fmt::format(", {} chunks ran {:.2f}x one prefetch then the kernels", chunk_sweep::chunks(*heavy->best),
                               heavy->best->gbps / heavy->one->gbps);
     if (o)
       text += fmt::format(", where the model sqrt(the shorter of the two / the cost of a prefetch) predicts {:.1f} chunks",
-                          chunk_sweep::model_best_chunks(o->hideable_s, *copy->seconds_per_prefetch()));
+                          chunk_sweep::model_best_chunks(o->hideable_s, *copy->seconds_per_chunk()));
   }
-  return present::fact_value{text, *copy->seconds_per_prefetch(), "", ""};
+  // The same pipeline from pinned memory into two device buffers, the alternative to managed
+  // memory: its best against the prefetch pipeline's best, at the lightest and heaviest kernels.
+  std::string pinned;
+  auto ends = std::vector<std::int64_t>{works.front()};
+  if (works.back() != works.front()) ends.push_back(works.back());
+  for (const auto work : ends) {
+    const auto p = chunk_sweep::of(v, work, "pinned_copy"), m = chunk_sweep::of(v, work);
+    if (!p || !p->best || !m || !m->best) continue;
+    pinned += fmt::format("{}{} multiply-adds a word: {} chunks {:.1f} GB/s, {:.2f}x the best prefetch pipeline",
+                          pinned.empty() ? "" : "; ", work, chunk_sweep::chunks(*p->best), p->best->gbps, p->best->gbps / m->best->gbps);
+  }
+  if (!pinned.empty()) text += "; double buffering from pinned memory instead, best at " + pinned;
+  return present::fact_value{text, *copy->seconds_per_chunk(), "", ""};
 }
 
 void oversubscription_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -475,9 +552,13 @@ void register_managed(registry& reg) {
       .baseline("mode", std::string("pinned_copy"), "vs_pinned_copy")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("pipeline", pipeline_case)
-      .summary("managed pages on the host prefetched in chunks, each handed as it lands to a kernel with `work` "
-               "multiply-adds a word, against one prefetch then the same kernel (chunks=1)")
-      .axis(axis::integers("chunks", {1, 2, 4, 8, 16, 64, 512}, "prefetches the pages are split into (1 GiB / 512 = 2 MiB)")
+      .summary("host data brought to the GPU in chunks, each handed as it lands to a kernel with `work` multiply-adds a "
+               "word, against one piece then the same kernel (chunks=1): managed prefetches, and pinned copies into two "
+               "device buffers in turn beside them")
+      .axis(axis::strings("feed", {"prefetch", "pinned_copy"},
+                          "how each chunk reaches the GPU: cudaMemPrefetchAsync of managed memory; cudaMemcpyAsync from pinned "
+                          "host memory into one of two device buffers (double buffering)"))
+      .axis(axis::integers("chunks", {1, 2, 4, 8, 16, 64, 512}, "pieces the bytes are split into (1 GiB / 512 = 2 MiB)")
                 .with_range(1, 4096)
                 .with_quick({std::int64_t{1}, std::int64_t{16}})
                 .with_verify({std::int64_t{1}, std::int64_t{3}, std::int64_t{16}}))
@@ -487,10 +568,11 @@ void register_managed(registry& reg) {
                 .with_range(0, 1 << 20)
                 .with_quick({std::int64_t{0}, std::int64_t{1024}})
                 .with_verify({std::int64_t{0}, std::int64_t{7}}))
-      .axis(axis::pow2("bytes", {30}, "managed bytes")
+      .axis(axis::pow2("bytes", {30}, "bytes")
                 .with_quick({std::int64_t{1} << 26})
                 .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}}))
-      .baseline("chunks", std::int64_t{1}, "vs_one_prefetch")
+      .baseline("chunks", std::int64_t{1}, "vs_one_chunk")
+      .baseline("feed", std::string("prefetch"), "vs_prefetch")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("oversubscribe", oversubscribe_case)
       .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
@@ -500,14 +582,19 @@ void register_managed(registry& reg) {
   s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}), present::axis_is("mode", "pinned_copy"),
                              "pinned cudaMemcpyAsync", "access", "GB/s (managed bytes / median time)"))
       .finding(access_findings);
-  // Against one prefetch then the kernels, not GB/s: the kernel weights run at rates a few times
-  // apart, and the question is what chunking did to each.
-  auto chunks = present::line_plot("Managed memory prefetched in chunks, each handed to a kernel as it lands",
-                                   present::label_axes({"work", "bytes"}), "chunks", present::metric_of("vs_one_prefetch"),
-                                   "prefetches (chunks)", "against one prefetch then the kernels (chunks=1)",
-                                   present::scale::log2);
-  chunks.keep = present::case_is("pipeline");
-  s.chart(chunks).finding(pipeline_findings).finding(oversubscription_findings);
+  // Against one piece then the kernels, not GB/s: the kernel weights run at rates a few times
+  // apart, and the question is what chunking did to each. One chart per feed.
+  const auto chunk_chart = [](const std::string& title, const std::string& feed) {
+    auto c = present::line_plot(title, present::label_axes({"work", "bytes"}), "chunks", present::metric_of("vs_one_chunk"),
+                                "chunks", "against one piece then the kernels (chunks=1)", present::scale::log2);
+    c.keep = [feed](const case_result& r) { return r.name == "pipeline" && chunk_sweep::feed_of(r) == feed; };
+    return c;
+  };
+  s.chart(chunk_chart("Managed memory prefetched in chunks, each handed to a kernel as it lands", "prefetch"))
+      .finding(pipeline_findings)
+      .finding(oversubscription_findings);
+  s.chart(chunk_chart("Pinned memory copied in chunks into two device buffers, each handed to a kernel as it lands",
+                      "pinned_copy"));
   s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
   s.fact(advise::question::prefetch_chunks,
          "managed memory prefetched in chunks, against one prefetch: the cost of each prefetch, and what overlap won back "

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "harness/stats.hpp"
@@ -573,20 +574,37 @@ TEST(Advise, TheHostSideBranchesAndTheirFigures) {
   EXPECT_THROW(advise::parse_origin("sometimes"), usage_error);
 }
 
+namespace {
+
+/// A managed/pipeline row at 1 GiB. Without `work` or `feed` the row has no such axis, as
+/// rows measured before the axis existed.
+case_result pipeline_row(std::int64_t chunks, double seconds, std::optional<std::int64_t> work = std::nullopt,
+                         const char* feed = nullptr) {
+  std::vector<std::pair<std::string, axis_value>> axes;
+  if (feed) axes.emplace_back("feed", std::string(feed));
+  axes.emplace_back("chunks", chunks);
+  if (work) axes.emplace_back("work", *work);
+  axes.emplace_back("bytes", std::int64_t{1} << 30);
+  auto r = row("managed", "pipeline", std::move(axes), seconds);
+  r.labels["chunk"] = chunks == 1 ? "1.0 GiB" : chunks == 4 ? "256.0 MiB" : "64.0 MiB";
+  return r;
+}
+
+/// What `memscope advise --larger-than-gpu` cites from `d`, a line each.
+std::string larger_than_gpu_evidence(const results_doc& d) {
+  advise::query q;
+  q.larger_than_gpu = true;
+  std::string all;
+  for (const auto& e : advise::advise_host(q, &d, builtin_registry()).evidence) all += e + "\n";
+  return all;
+}
+
+}  // namespace
+
 // Data larger than the GPU: the answer quotes the chunk sweep and what each further prefetch
 // added, net of the overlap (1 chunk 20 ms, 16 chunks 23 ms: 0.2 ms each).
 TEST(Advise, LargerThanTheGpuQuotesWhatEachPrefetchCosts) {
-  const auto piped = [](std::int64_t chunks, double seconds, const char* chunk) {
-    auto r = row("managed", "pipeline", {{"chunks", chunks}, {"bytes", std::int64_t{1} << 30}}, seconds);
-    r.labels["chunk"] = chunk;
-    return r;
-  };
-  const auto d = doc_with({piped(1, 20e-3, "1.0 GiB"), piped(4, 20.6e-3, "256.0 MiB"), piped(16, 23e-3, "64.0 MiB")});
-  advise::query q;
-  q.larger_than_gpu = true;
-  const auto a = advise::advise_host(q, &d, builtin_registry());
-  std::string all;
-  for (const auto& e : a.evidence) all += e + "\n";
+  const auto all = larger_than_gpu_evidence(doc_with({pipeline_row(1, 20e-3), pipeline_row(4, 20.6e-3), pipeline_row(16, 23e-3)}));
   EXPECT_NE(all.find("in 16 chunks of 64.0 MiB"), std::string::npos) << all;
   EXPECT_NE(all.find("(0.87x)"), std::string::npos) << all;
   EXPECT_NE(all.find("each further prefetch added 200 us"), std::string::npos) << all;
@@ -597,26 +615,32 @@ TEST(Advise, LargerThanTheGpuQuotesWhatEachPrefetchCosts) {
 // (sqrt(the shorter of prefetch and kernels / a prefetch's cost)) calls the best count; the
 // prefetch alone comes from access' row of the same bytes.
 TEST(Advise, LargerThanTheGpuQuotesWhatOverlapWonWithHeavyKernels) {
-  const auto piped = [](std::int64_t chunks, std::int64_t work, double seconds) {
-    auto r = row("managed", "pipeline", {{"chunks", chunks}, {"work", work}, {"bytes", std::int64_t{1} << 30}}, seconds);
-    r.labels["chunk"] = chunks == 1 ? "1.0 GiB" : "64.0 MiB";
-    return r;
-  };
   const auto prefetch = row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
   // Copies: 16 chunks cost 15 x 100 us. Heavy kernels: 20 ms prefetch + 40 ms kernels serial,
   // 16 chunks 42 ms.
-  const auto d = doc_with({prefetch, piped(1, 0, 20.5e-3), piped(16, 0, 22e-3), piped(1, 4096, 60e-3), piped(16, 4096, 42e-3)});
-  advise::query q;
-  q.larger_than_gpu = true;
-  const auto a = advise::advise_host(q, &d, builtin_registry());
-  std::string all;
-  for (const auto& e : a.evidence) all += e + "\n";
+  const auto all = larger_than_gpu_evidence(doc_with(
+      {prefetch, pipeline_row(1, 20.5e-3, 0), pipeline_row(16, 22e-3, 0), pipeline_row(1, 60e-3, 4096), pipeline_row(16, 42e-3, 4096)}));
   EXPECT_NE(all.find("each further prefetch added 100 us"), std::string::npos) << all;
   EXPECT_NE(all.find("with kernels doing 4096 multiply-adds a word (about 40.0 ms on these bytes, the prefetch 20.0 ms), "
                      "16 chunks ran 1.43x one prefetch then the kernels"),
             std::string::npos)
       << all;
   EXPECT_NE(all.find("predicts 14.1 chunks"), std::string::npos) << all;  // sqrt(20 ms / 100 us)
+}
+
+// Double buffering from pinned memory, measured beside the prefetch pipeline, is quoted against
+// the prefetch pipeline's best at the lightest and the heaviest kernels.
+TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
+  const auto all = larger_than_gpu_evidence(doc_with(
+      {pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 22e-3, 0, "prefetch"), pipeline_row(1, 60e-3, 4096, "prefetch"),
+       pipeline_row(16, 42e-3, 4096, "prefetch"), pipeline_row(1, 19e-3, 0, "pinned_copy"), pipeline_row(16, 18e-3, 0, "pinned_copy"),
+       pipeline_row(1, 58e-3, 4096, "pinned_copy"), pipeline_row(16, 40e-3, 4096, "pinned_copy")}));
+  // The prefetch figures are the prefetch rows' alone: 15 x 100 us.
+  EXPECT_NE(all.find("each further prefetch added 100 us"), std::string::npos) << all;
+  EXPECT_NE(all.find("double buffering from pinned memory instead, best at 0 multiply-adds a word: 16 chunks"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("1.14x the best prefetch pipeline; 4096 multiply-adds a word: 16 chunks"), std::string::npos) << all;
+  EXPECT_NE(all.find("1.05x the best prefetch pipeline"), std::string::npos) << all;
 }
 
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
