@@ -152,14 +152,18 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
     return a;
   }
   if (q.larger_than_gpu) {
-    a = {"host/larger-than-gpu", "managed memory (cudaMallocManaged), prefetched in chunks ahead of the kernels",
-         "cudaMemPrefetchAsync the next chunk on a second stream while a kernel works on the current one (or explicit "
-         "pinned double buffering), in about sqrt(T / c) chunks, T the shorter of the migration and the kernels' time, "
-         "c the fixed cost of one prefetch: kernels with little work per byte want one or two large chunks, kernels "
-         "as slow as the link a dozen or more; never let kernels fault their way through",
-         "the data does not fit the GPU: managed memory lets it spill to the host, but pages a kernel faults in "
-         "migrate far slower than prefetched ones",
-         {}, "memscope/transfer/managed.hpp", ""};
+    a = {"host/larger-than-gpu",
+         "pinned host memory streamed through two device buffers; managed memory (cudaMallocManaged) prefetched in "
+         "chunks where one pointer for host and GPU matters more than speed",
+         "cudaMemcpyAsync chunk k + 1 from pinned memory into the other device buffer on a copy stream while a kernel works "
+         "on chunk k (an event per buffer keeps a copy from overwriting what a kernel still reads); with managed memory, "
+         "cudaMemPrefetchAsync the next chunk instead. About sqrt(T / c) chunks, T the shorter of the transfer and the "
+         "kernels' time, c the fixed cost of one piece: microseconds for a copy, tens for a prefetch, so copies pipeline "
+         "finer. Never let kernels fault their way through",
+         "the data does not fit the GPU, so it streams through it: the copy engine moves pinned memory at the link's "
+         "speed for microseconds a request, a prefetch migrates pages slower and costs more a request, and pages a kernel "
+         "faults in migrate slower still",
+         {}, "memscope/transfer/host_memory.hpp", ""};
     evidence_log log(a, doc, reg);
     log.cite(question::managed_migration, at);
     log.cite(question::prefetch_chunks);

@@ -394,9 +394,10 @@ struct chunk_sweep {
   /// The chunk count a simple model calls best: n chunks take about the longer of the transfer
   /// and the kernels, plus the shorter / n (the first chunk's transfer or the last one's
   /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a piece; that is least
-  /// at n = sqrt(shorter / cost). On two H200 boards the power of two nearest it was the
-  /// measured best of the prefetch pipeline in 6 of 8 sweeps and within 3% of it in the other
-  /// two (results/h200/profile-2d51700/).
+  /// at n = sqrt(shorter / cost). For the prefetch pipeline on three H200 boards the power of
+  /// two nearest it was the measured best in 8 of 12 sweeps and within 3% of it in the other
+  /// four; for the pinned one on one board within 2% in all four (results/h200/profile-2d51700/,
+  /// profile-3abba05/).
   static double model_best_chunks(double hideable_s, double per_chunk_s) { return std::sqrt(hideable_s / per_chunk_s); }
   std::string moved_text() const {
     return pinned(feed) ? "copied from pinned memory (cudaMemcpyAsync into two device buffers in turn)" : "prefetched";
@@ -436,8 +437,8 @@ void pipeline_findings(const present::suite_view& v, std::vector<std::string>& o
                               *per_chunk * 1e6, c->piece_word(), chunk_sweep::model_best_chunks(o->hideable_s, *per_chunk));
       }
       if (const auto managed = chunk_sweep::of(v, work); chunk_sweep::pinned(feed) && managed && managed->best && c->best)
-        line += fmt::format("; against the best prefetch pipeline ({} chunks, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks(*managed->best),
-                            managed->best->gbps, c->best->gbps / managed->best->gbps);
+        line += fmt::format("; against the best prefetch pipeline ({} chunk{}, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks(*managed->best),
+                            chunk_sweep::chunks(*managed->best) == 1 ? "" : "s", managed->best->gbps, c->best->gbps / managed->best->gbps);
       out.push_back(line);
     }
   }
@@ -470,11 +471,9 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
                           chunk_sweep::model_best_chunks(o->hideable_s, *copy->seconds_per_chunk()));
   }
   // The same pipeline from pinned memory into two device buffers, the alternative to managed
-  // memory: its best against the prefetch pipeline's best, at the lightest and heaviest kernels.
+  // memory: its best against the prefetch pipeline's best, at every kernel weight.
   std::string pinned;
-  auto ends = std::vector<std::int64_t>{works.front()};
-  if (works.back() != works.front()) ends.push_back(works.back());
-  for (const auto work : ends) {
+  for (const auto work : works) {
     const auto p = chunk_sweep::of(v, work, "pinned_copy"), m = chunk_sweep::of(v, work);
     if (!p || !p->best || !m || !m->best) continue;
     pinned += fmt::format("{}{} multiply-adds a word: {} chunks {:.1f} GB/s, {:.2f}x the best prefetch pipeline",

@@ -629,7 +629,7 @@ TEST(Advise, LargerThanTheGpuQuotesWhatOverlapWonWithHeavyKernels) {
 }
 
 // Double buffering from pinned memory, measured beside the prefetch pipeline, is quoted against
-// the prefetch pipeline's best at the lightest and the heaviest kernels.
+// the prefetch pipeline's best at every kernel weight.
 TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
   const auto all = larger_than_gpu_evidence(doc_with(
       {pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 22e-3, 0, "prefetch"), pipeline_row(1, 60e-3, 4096, "prefetch"),
