@@ -395,10 +395,10 @@ struct chunk_sweep {
   /// The chunk count a simple model calls best: n chunks take about the longer of the transfer
   /// and the kernels, plus the shorter / n (the first chunk's transfer or the last one's
   /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a piece; that is least
-  /// at n = sqrt(shorter / cost). For the prefetch pipeline on three H200 boards the power of
-  /// two nearest it was the measured best in 8 of 12 sweeps and within 3% of it in the other
-  /// four; for the pinned one on one board within 2% in all four (results/h200/profile-2d51700/,
-  /// profile-3abba05/).
+  /// at n = sqrt(shorter / cost). On H200 boards the measured count nearest it (log scale) was
+  /// the best in 9 of 16 prefetch sweeps (four boards) and 6 of 8 pinned ones (two), and never
+  /// more than 3.2% slower than the best (results/h200/profile-2d51700/, profile-3abba05/,
+  /// profile-eafeceb/).
   static double model_best_chunks(double hideable_s, double per_chunk_s) { return std::sqrt(hideable_s / per_chunk_s); }
   std::string moved_text() const {
     return pinned(feed) ? "copied from pinned memory (cudaMemcpyAsync into two device buffers in turn)" : "prefetched";
