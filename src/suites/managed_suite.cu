@@ -15,6 +15,7 @@
 #include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/parallel.hpp"
 #include "memscope/transfer/busy_copy.cuh"
 #include "memscope/transfer/host_memory.hpp"
 #include "memscope/transfer/managed.hpp"
@@ -24,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -293,6 +295,95 @@ void oversubscribe_case(case_state& st) {
   st.exec(launch, prepare);
 }
 
+/// Checks that device memory `d` holds bytes [at, at + n) of the pattern, `at` a multiple of 4
+/// (a word wrong counts once).
+verify_result verify_pattern_at(const std::uint8_t* d, std::size_t at, std::size_t n, std::uint64_t seed, const std::string& what) {
+  std::vector<std::uint8_t> h(n);
+  if (n) MEMSCOPE_CUDA_CALL(cudaMemcpy(h.data(), d, n, cudaMemcpyDeviceToHost));
+  // A word at a time over the host's cores: a chunk may be gigabytes.
+  std::vector<std::size_t> bad(64, 0), first(64, n);
+  parallel_chunks(n / 4, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    for (std::size_t w = begin; w < end; ++w) {
+      std::uint32_t got = 0;
+      std::memcpy(&got, h.data() + 4 * w, 4);
+      if (got != tr::pattern_word(seed, at / 4 + w) && bad[c]++ == 0) first[c] = 4 * w;
+    }
+  });
+  for (std::size_t i = n / 4 * 4; i < n; ++i)
+    if (h[i] != tr::pattern_byte(seed, at + i) && bad[0]++ == 0) first[0] = i;
+  std::size_t total = 0, lowest = n;
+  for (std::size_t c = 0; c < bad.size(); ++c) {
+    total += bad[c];
+    if (bad[c]) lowest = std::min(lowest, first[c]);
+  }
+  return tr::pattern_verdict(total, lowest, n, what);
+}
+
+/// Host data larger than the free device memory streamed through the GPU: a ballast leaves
+/// `oversubscribe_free` free, the data is `percent_of_free` of that, and each chunk is handed
+/// as it lands to a kernel doing `work` multiply-adds a word, which writes into one chunk of
+/// output. Prefetches of managed memory must now evict the pages earlier kernels read; pinned
+/// copies through two device buffers need no more device memory than before.
+void stream_case(case_state& st) {
+  const int dev = st.device().ordinal;
+  const bool pinned = st.get_string("feed") == "pinned_copy";
+  if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
+  const auto chunks = static_cast<int>(st.get_int("chunks"));
+  const auto work = static_cast<unsigned>(st.get_int("work"));
+  const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
+  const cudaStream_t s = st.stream();
+  const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
+  const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
+  const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
+  // Everything but the managed pages is allocated before the ballast: `keep` is theirs.
+  device_buffer<std::uint8_t> d_out(std::min(bytes, chunk));
+  device_buffer<std::uint8_t> d_ring(pinned ? 2 * chunk : 0);
+  device_buffer<unsigned> d_checksum(1);
+  cuda_stream copy_stream;
+  std::vector<cuda_event> ready(chunks), done(pinned ? chunks : 0);
+  std::size_t free_b = 0, total_b = 0;
+  MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < keep + (std::size_t{1} << 30))
+    st.skip(fmt::format("less than {} of device memory free", format_bytes(static_cast<double>(keep + (std::size_t{1} << 30)))));
+  device_buffer<std::uint8_t> ballast(free_b - keep);
+  tr::managed_buffer m(pinned ? 0 : bytes);
+  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
+  const std::uint64_t seed = st.seed();
+  tr::fill_pattern_host(pinned ? h_src.data() : m.data(), bytes, seed);
+  const auto launch = [&](cudaStream_t main) {
+    if (pinned) {
+      enqueue_double_buffered(static_cast<const std::uint8_t*>(h_src.data()), d_ring.data(), bytes, chunks, main, copy_stream.get(),
+                              ready, done, [&](const std::uint8_t* slot, std::size_t, std::size_t n, cudaStream_t on) {
+                                tr::busy_copy(d_out.data(), slot, n, work, d_checksum.data(), on);
+                              });
+    } else {
+      enqueue_pipeline(m.data(), bytes, chunks, tr::gpu_location(dev), main, copy_stream.get(), ready,
+                       [&](std::size_t at, std::size_t n, cudaStream_t on) {
+                         tr::busy_copy(d_out.data(), static_cast<char*>(m.data()) + at, n, work, d_checksum.data(), on);
+                       });
+    }
+  };
+  const auto prepare = [&](cudaStream_t on) {
+    if (!pinned) tr::prefetch(m.data(), bytes, tr::host_location(), on);
+  };
+  prepare(s);
+  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum.data(), 0, sizeof(unsigned), s));
+  launch(s);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+  // The checksum covers every word the kernels read; the output holds the last chunk.
+  const unsigned want = tr::busy_checksum_of_pattern(bytes, seed, work), got = d_checksum.to_host()[0];
+  st.check(got == want ? verify_result::pass()
+                       : verify_result::fail(fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}",
+                                                         work, got, want)));
+  const std::size_t last = (bytes - 1) / chunk * chunk;
+  st.check(verify_pattern_at(d_out.data(), last, bytes - last, seed, "the last chunk copied by its kernel"));
+  st.add_label("free", format_bytes(static_cast<double>(keep)));
+  st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, chunk))));
+  st.add_bytes_read(bytes);
+  record_host_link(st, host_link_of(st.device()), 1);
+  st.exec(launch, prepare, exec_tag::sync);
+}
+
 /// How many chunks a `prefetch_pipeline` row ran in: rows measured before 1fd1a7f carry no
 /// label and always used 16.
 std::string pipeline_chunks_of(const case_result& r) {
@@ -484,6 +575,44 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
   return present::fact_value{text, *copy->seconds_per_chunk(), "", ""};
 }
 
+/// The stream case at each (chunks, work): the prefetched and the pinned row.
+struct stream_point {
+  std::int64_t chunks = 0, work = 0;
+  const case_result *prefetch = nullptr, *pinned = nullptr;
+
+  static std::vector<stream_point> of(const present::suite_view& v) {
+    std::vector<stream_point> points;
+    for (const auto* r : v.rows(present::where("stream"))) {
+      const auto chunks = chunk_sweep::chunks(*r), work = chunk_sweep::work_of(*r);
+      auto p = std::find_if(points.begin(), points.end(), [&](const stream_point& q) { return q.chunks == chunks && q.work == work; });
+      if (p == points.end()) p = points.insert(points.end(), stream_point{chunks, work});
+      (chunk_sweep::pinned(chunk_sweep::feed_of(*r)) ? p->pinned : p->prefetch) = r;
+    }
+    return points;
+  }
+};
+
+void stream_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  for (const auto& p : stream_point::of(v)) {
+    const case_result* any = p.prefetch ? p.prefetch : p.pinned;
+    std::string line = fmt::format("{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each "
+                                   "handed as it lands to a kernel doing {} multiply-adds a word:",
+                                   format_bytes(static_cast<double>(any->bytes_read)), any->label("free"), p.chunks, any->label("chunk"),
+                                   p.work);
+    if (p.prefetch) {
+      line += fmt::format(" prefetched {:.1f} GB/s", p.prefetch->gbps);
+      // Within the free memory, from the same run: the pipeline case's best at this weight.
+      if (const auto fit = chunk_sweep::of(v, p.work); fit && fit->best && fit->best->source == p.prefetch->source)
+        line += fmt::format(" (within the free memory {} in {} chunks {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
+                            chunk_sweep::chunks(*fit->best), fit->best->gbps);
+    }
+    if (p.pinned)
+      line += fmt::format("{} copied from pinned memory through two device buffers {:.1f} GB/s", p.prefetch ? ";" : "", p.pinned->gbps);
+    if (p.prefetch && p.pinned) line += fmt::format(" ({:.2f}x the prefetches)", p.pinned->gbps / p.prefetch->gbps);
+    out.push_back(line);
+  }
+}
+
 void oversubscription_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto over_rows = v.rows(present::where("oversubscribe"));
   if (over_rows.empty()) return;
@@ -529,7 +658,29 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     worst = worst > 0 ? std::min(worst, r->gbps) : r->gbps;
   }
   if (text.empty()) return std::nullopt;
-  return present::fact_value{"a kernel faulting managed memory in: " + text, worst, "", ""};
+  text = "a kernel faulting managed memory in: " + text;
+  // Streamed in chunks instead, at the lightest kernels: the best of each feed.
+  const auto points = stream_point::of(v);
+  const case_result *prefetch = nullptr, *pinned = nullptr;
+  const std::int64_t light = points.empty() ? 0
+                                            : std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+                                                return a.work < b.work;
+                                              })->work;
+  for (const auto& p : points) {
+    if (p.work != light) continue;
+    if (p.prefetch && (!prefetch || p.prefetch->gbps > prefetch->gbps)) prefetch = p.prefetch;
+    if (p.pinned && (!pinned || p.pinned->gbps > pinned->gbps)) pinned = p.pinned;
+  }
+  if (prefetch || pinned) {
+    const case_result* any = prefetch ? prefetch : pinned;
+    text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
+                        light);
+    if (prefetch) text += fmt::format(" prefetched {:.1f} GB/s ({} chunks)", prefetch->gbps, chunk_sweep::chunks(*prefetch));
+    if (pinned)
+      text += fmt::format("{} pinned through two device buffers {:.1f} GB/s ({} chunks)", prefetch ? "," : "", pinned->gbps,
+                          chunk_sweep::chunks(*pinned));
+  }
+  return present::fact_value{text, worst, "", ""};
 }
 
 }  // namespace
@@ -574,6 +725,22 @@ void register_managed(registry& reg) {
       .baseline("chunks", std::int64_t{1}, "vs_one_chunk")
       .baseline("feed", std::string("prefetch"), "vs_prefetch")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
+  s.add("stream", stream_case)
+      .summary("host data past the free device memory (4 GiB beside a ballast) streamed through the GPU in chunks: "
+               "managed prefetches, which must evict, against pinned copies through two device buffers")
+      .axis(axis::strings("feed", {"prefetch", "pinned_copy"},
+                          "cudaMemPrefetchAsync of managed memory; cudaMemcpyAsync from pinned host memory into one of two "
+                          "device buffers"))
+      .axis(axis::integers("chunks", {16, 64}, "pieces the data is split into")
+                .with_range(1, 4096)
+                .with_quick({std::int64_t{16}})
+                .with_verify({std::int64_t{3}, std::int64_t{64}}))
+      .axis(axis::integers("work", {0, 1024}, "multiply-adds on every 4-byte word the kernel copies (as pipeline's)")
+                .with_range(0, 65536)
+                .with_quick({std::int64_t{0}})
+                .with_verify({std::int64_t{7}}))
+      .axis(axis::integers("percent_of_free", {150}, "data as a percentage of the free device memory").with_range(10, 400))
+      .baseline("feed", std::string("prefetch"), "vs_prefetch");
   s.add("oversubscribe", oversubscribe_case)
       .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
       .axis(axis::integers("percent_of_free", {50, 150}, "managed bytes as a percentage of the free device memory")
@@ -592,7 +759,8 @@ void register_managed(registry& reg) {
   };
   s.chart(chunk_chart("Managed memory prefetched in chunks, each handed to a kernel as it lands", "prefetch"))
       .finding(pipeline_findings)
-      .finding(oversubscription_findings);
+      .finding(oversubscription_findings)
+      .finding(stream_findings);
   s.chart(chunk_chart("Pinned memory copied in chunks into two device buffers, each handed to a kernel as it lands",
                       "pinned_copy"));
   s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);

@@ -643,6 +643,27 @@ TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
   EXPECT_NE(all.find("1.05x the best prefetch pipeline"), std::string::npos) << all;
 }
 
+// Past the free memory the answer quotes the fault path and, where `stream` ran, the best of
+// each feed at the lightest kernels.
+TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
+  const auto streamed = [](const char* feed, std::int64_t chunks, std::int64_t work, double seconds) {
+    auto r = row("managed", "stream",
+                 {{"feed", std::string(feed)}, {"chunks", chunks}, {"work", work}, {"percent_of_free", std::int64_t{150}}}, seconds);
+    r.labels["free"] = "4.0 GiB";
+    return r;
+  };
+  const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
+  // gbps = 2 MiB / seconds: the fastest prefetched point is 64 chunks, the fastest pinned 16.
+  const auto all = larger_than_gpu_evidence(doc_with({over, streamed("prefetch", 16, 0, 2e-3), streamed("prefetch", 64, 0, 1e-3),
+                                                      streamed("pinned_copy", 16, 0, 0.5e-3), streamed("pinned_copy", 64, 0, 0.8e-3),
+                                                      streamed("prefetch", 16, 1024, 0.1e-3)}));
+  EXPECT_NE(all.find("a kernel faulting managed memory in: 150% of the free memory"), std::string::npos) << all;
+  EXPECT_NE(all.find("streamed through it in chunks (0 multiply-adds a word): prefetched 2.1 GB/s (64 chunks), pinned through "
+                     "two device buffers 4.2 GB/s (16 chunks)"),
+            std::string::npos)
+      << all;
+}
+
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
 // there is no figure instead of suggesting the suite was never run.
 TEST(Advise, ASuiteSkippedInTheProfileSaysWhy) {
