@@ -423,6 +423,10 @@ struct chunk_sweep {
   const case_result *one = nullptr, *best = nullptr, *most = nullptr;
 
   static std::int64_t chunks(const case_result& r) { return r.int_axis("chunks").value_or(0); }
+  static std::string chunks_text(const case_result& r) {
+    const auto n = chunks(r);
+    return fmt::format("{} chunk{}", n, n == 1 ? "" : "s");
+  }
   /// Rows measured before the kernels had work carry no `work` axis: they were copies; rows
   /// before the pinned feed carry no `feed`: they were prefetches.
   static std::int64_t work_of(const case_result& r) { return r.int_axis("work").value_or(0); }
@@ -529,8 +533,8 @@ void pipeline_findings(const present::suite_view& v, std::vector<std::string>& o
                               *per_chunk * 1e6, c->piece_word(), chunk_sweep::model_best_chunks(o->hideable_s, *per_chunk));
       }
       if (const auto managed = chunk_sweep::of(v, work); chunk_sweep::pinned(feed) && managed && managed->best && c->best)
-        line += fmt::format("; against the best prefetch pipeline ({} chunk{}, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks(*managed->best),
-                            chunk_sweep::chunks(*managed->best) == 1 ? "" : "s", managed->best->gbps, c->best->gbps / managed->best->gbps);
+        line += fmt::format("; against the best prefetch pipeline ({}, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks_text(*managed->best),
+                            managed->best->gbps, c->best->gbps / managed->best->gbps);
       out.push_back(line);
     }
   }
@@ -603,8 +607,8 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
       line += fmt::format(" prefetched {:.1f} GB/s", p.prefetch->gbps);
       // Within the free memory, from the same run: the pipeline case's best at this weight.
       if (const auto fit = chunk_sweep::of(v, p.work); fit && fit->best && fit->best->source == p.prefetch->source)
-        line += fmt::format(" (within the free memory {} in {} chunks {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
-                            chunk_sweep::chunks(*fit->best), fit->best->gbps);
+        line += fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
+                            chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
     }
     if (p.pinned)
       line += fmt::format("{} copied from pinned memory through two device buffers {:.1f} GB/s", p.prefetch ? ";" : "", p.pinned->gbps);
@@ -675,10 +679,10 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     const case_result* any = prefetch ? prefetch : pinned;
     text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
                         light);
-    if (prefetch) text += fmt::format(" prefetched {:.1f} GB/s ({} chunks)", prefetch->gbps, chunk_sweep::chunks(*prefetch));
+    if (prefetch) text += fmt::format(" prefetched {:.1f} GB/s ({})", prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
     if (pinned)
-      text += fmt::format("{} pinned through two device buffers {:.1f} GB/s ({} chunks)", prefetch ? "," : "", pinned->gbps,
-                          chunk_sweep::chunks(*pinned));
+      text += fmt::format("{} pinned through two device buffers {:.1f} GB/s ({})", prefetch ? "," : "", pinned->gbps,
+                          chunk_sweep::chunks_text(*pinned));
   }
   return present::fact_value{text, worst, "", ""};
 }
