@@ -96,9 +96,10 @@ TEST(Registry, EveryValueACaseListsCanBeNamedWithAxis) {
       for (auto set : {axis_set::full, axis_set::quick, axis_set::verify})
         for (const auto& v : ax.values(set)) {
           const auto n = std::get<std::int64_t>(v);
-          if (set != axis_set::verify)
+          if (set != axis_set::verify) {
             EXPECT_TRUE(n >= ax.min_value && n <= ax.max_value)
                 << c.id() << " axis " << ax.name << " lists " << n << " outside [" << ax.min_value << ", " << ax.max_value << "]";
+          }
           EXPECT_NO_THROW(resolve_values(ax, set, {parse_axis_override(ax.name + "=" + std::to_string(n))}))
               << c.id() << " --axis " << ax.name << "=" << n;
         }
