@@ -181,7 +181,11 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
       out.emplace_back(tok);
     } else {
       const std::int64_t v = parse_int_value(tok);
-      if (ax.only_listed && std::none_of(ax.full.begin(), ax.full.end(), [&](const axis_value& f) { return f == axis_value(v); })) {
+      if (ax.only_listed && std::none_of(ax.full.begin(), ax.full.end(), [&](const axis_value& f) {
+            // Compared in place: a temporary variant made GCC 12 warn of an uninitialised string.
+            const auto* listed = std::get_if<std::int64_t>(&f);
+            return listed && *listed == v;
+          })) {
         std::string list;
         for (const auto& f : ax.full) list += (list.empty() ? "" : ", ") + std::to_string(std::get<std::int64_t>(f));
         throw usage_error("axis '" + ax.name + "' takes only " + list + ", not " + tok);
