@@ -123,11 +123,103 @@ struct managed_source {
   }
 };
 
+/// What pipeline and stream feed their kernels with: the copy stream, an event per chunk, the
+/// two device buffers of the pinned feed, and the checksum into which the kernels fold every
+/// word. Built before a case's ballast: the source it streams from comes later.
+class chunk_feed {
+ public:
+  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work)
+      : pinned_(pinned),
+        gpu_(tr::gpu_location(dev)),
+        bytes_(bytes),
+        chunks_(chunks),
+        work_(work),
+        chunk_(pipeline_chunk_bytes(bytes, chunks)),
+        d_ring_(pinned && bytes ? static_cast<std::size_t>(std::min(chunks, 2)) * chunk_ : 0),
+        d_checksum_(1),
+        ready_(chunks),
+        done_(pinned ? chunks : 0) {}
+
+  std::size_t chunk() const { return chunk_; }
+
+  /// Every chunk of `src` (pinned host memory, or managed memory) brought to the GPU, then
+  /// handed on `main` to a kernel that writes it to out(offset of the chunk).
+  template <class Out>
+  void enqueue(void* src, cudaStream_t main, Out out) {
+    if (!bytes_) return;
+    if (pinned_) {
+      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
+                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
+                                tr::busy_copy(out(at), slot, n, work_, d_checksum_.data(), on);
+                              });
+    } else {
+      enqueue_pipeline(src, bytes_, chunks_, gpu_, main, copy_.get(), ready_, [&](std::size_t at, std::size_t n, cudaStream_t on) {
+        tr::busy_copy(out(at), static_cast<const std::uint8_t*>(src) + at, n, work_, d_checksum_.data(), on);
+      });
+    }
+  }
+
+  /// Before every sample: managed pages go back to the host; pinned memory stays where it is.
+  void prepare(void* src, cudaStream_t on) const {
+    if (!pinned_) tr::prefetch(src, bytes_, tr::host_location(), on);
+  }
+
+  void clear_checksum(cudaStream_t on) { MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum_.data(), 0, sizeof(unsigned), on)); }
+
+  /// The kernels' checksum against the CPU's, after one enqueue from a cleared checksum.
+  verify_result check_checksum(std::uint64_t seed) const {
+    const unsigned want = tr::busy_checksum_of_pattern(bytes_, seed, work_), got = d_checksum_.to_host()[0];
+    if (got == want) return verify_result::pass();
+    return verify_result::fail(
+        fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}", work_, got, want));
+  }
+
+ private:
+  bool pinned_;
+  cudaMemLocation gpu_;
+  std::size_t bytes_;
+  int chunks_;
+  unsigned work_;
+  std::size_t chunk_;
+  device_buffer<std::uint8_t> d_ring_;
+  device_buffer<unsigned> d_checksum_;
+  cuda_stream copy_;
+  std::vector<cuda_event> ready_, done_;
+};
+
+/// access' modes and what follows from each: whether the result lands in the device buffer
+/// (else it is the managed pages themselves), and whether the launch queues prefetches. The
+/// driver may make the host wait while it queues prefetches behind unfinished work (64 chunks
+/// behind a held stream blocked it for seconds), so those are timed from an idle stream.
+struct access_mode {
+  const char* name;
+  bool lands_in_device_buffer;
+  bool prefetches;
+};
+constexpr access_mode access_modes[] = {
+    {"pinned_copy", true, false},      {"prefetch", false, true},      {"prefetch_then_read", true, true},
+    {"prefetch_pipeline", true, true}, {"fault", true, false},         {"preferred_gpu", true, false},
+    {"read_mostly", true, false},      {"accessed_by", true, false},   {"to_host", false, true},
+};
+
+const access_mode& access_mode_of(const std::string& name) {
+  for (const auto& m : access_modes)
+    if (name == m.name) return m;
+  throw std::invalid_argument("managed/access: no mode '" + name + "'");  // the axis lists only the table's
+}
+
+std::vector<std::string> access_mode_names() {
+  std::vector<std::string> names;
+  for (const auto& m : access_modes) names.emplace_back(m.name);
+  return names;
+}
+
 /// Modes: where the pages are when the timed launch starts, and what it does.
 void access_case(case_state& st) {
   const int dev = st.device().ordinal;
   if (const auto why = tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const std::string mode = st.get_string("mode");
+  const access_mode& traits = access_mode_of(mode);
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
@@ -190,16 +282,12 @@ void access_case(case_state& st) {
   prepare(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const bool kernel_read = mode != "prefetch" && !to_host;
-  const void* result = kernel_read ? static_cast<const void*>(d_dst) : m;
-  st.check(tr::verify_pattern(result, bytes, seed, s, kernel_read ? "read by the kernel" : "migrated"));
+  const bool in_dst = traits.lands_in_device_buffer;
+  st.check(tr::verify_pattern(in_dst ? static_cast<const void*>(d_dst) : m, bytes, seed, s, in_dst ? "in the device buffer" : "migrated"));
   if (mode == "prefetch_pipeline") st.add_label("chunks", std::to_string(chunks));
   st.add_bytes_read(bytes);
   record_host_link(st, host_link_of(st.device()), 1);
-  // The driver may make the host wait while it queues prefetches behind unfinished work (64
-  // chunks behind a held stream blocked it for seconds), so they are timed from an idle stream.
-  const bool prefetches = mode.rfind("prefetch", 0) == 0 || to_host;
-  st.exec(launch, prepare, prefetches ? exec_tag::sync : exec_tag::held);
+  st.exec(launch, prepare, traits.prefetches ? exec_tag::sync : exec_tag::held);
 }
 
 /// The pipeline's chunk count swept: `chunks` pieces, each handed as it lands to a kernel
@@ -213,47 +301,22 @@ void pipeline_case(case_state& st) {
   // The pinned feed needs no managed memory: it still runs where managed memory cannot.
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
-  const auto chunks = static_cast<int>(st.get_int("chunks"));
-  const auto work = static_cast<unsigned>(st.get_int("work"));
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
-  const auto gpu = tr::gpu_location(dev);
-  const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
+  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")));
   managed_source src(pinned ? 0 : bytes, bytes, seed, s);
   tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
   if (pinned) tr::fill_pattern_host(h_src.data(), bytes, seed);
-  device_buffer<std::uint8_t> d_ring(pinned && bytes ? static_cast<std::size_t>(std::min(chunks, 2)) * chunk : 0);
-  device_buffer<unsigned> d_checksum(1);
-  cuda_stream copy_stream;
-  std::vector<cuda_event> ready(chunks), done(pinned ? chunks : 0);
-  const auto launch = [&](cudaStream_t main) {
-    if (!bytes) return;
-    if (pinned) {
-      enqueue_double_buffered(static_cast<const std::uint8_t*>(h_src.data()), d_ring.data(), bytes, chunks, main, copy_stream.get(),
-                              ready, done, [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
-                                tr::busy_copy(src.d_dst.data() + at, slot, n, work, d_checksum.data(), on);
-                              });
-    } else {
-      enqueue_pipeline(src.m.data(), bytes, chunks, gpu, main, copy_stream.get(), ready,
-                       [&](std::size_t at, std::size_t n, cudaStream_t on) {
-                         tr::busy_copy(src.d_dst.data() + at, static_cast<char*>(src.m.data()) + at, n, work, d_checksum.data(), on);
-                       });
-    }
-  };
-  // Managed pages go back to the host before every sample; pinned memory stays where it is.
-  const auto prepare = [&](cudaStream_t on) {
-    if (!pinned) tr::prefetch(src.m.data(), bytes, tr::host_location(), on);
-  };
+  void* const from = pinned ? h_src.data() : src.m.data();
+  const auto launch = [&](cudaStream_t main) { feed.enqueue(from, main, [&](std::size_t at) { return src.d_dst.data() + at; }); };
+  const auto prepare = [&](cudaStream_t on) { feed.prepare(from, on); };
   prepare(s);
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum.data(), 0, sizeof(unsigned), s));
+  feed.clear_checksum(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   st.check(tr::verify_pattern(src.d_dst.data(), bytes, seed, s, "copied by the kernels"));
-  const unsigned want = tr::busy_checksum_of_pattern(bytes, seed, work), got = d_checksum.to_host()[0];
-  st.check(got == want ? verify_result::pass()
-                       : verify_result::fail(fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}",
-                                                         work, got, want)));
-  st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, chunk))));
+  st.check(feed.check_checksum(seed));
+  st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, feed.chunk()))));
   st.add_bytes_read(bytes);
   record_host_link(st, host_link_of(st.device()), 1);
   st.exec(launch, prepare, exec_tag::sync);  // as access' prefetches: the host may wait on them
@@ -295,30 +358,6 @@ void oversubscribe_case(case_state& st) {
   st.exec(launch, prepare);
 }
 
-/// Checks that device memory `d` holds bytes [at, at + n) of the pattern, `at` a multiple of 4
-/// (a word wrong counts once).
-verify_result verify_pattern_at(const std::uint8_t* d, std::size_t at, std::size_t n, std::uint64_t seed, const std::string& what) {
-  std::vector<std::uint8_t> h(n);
-  if (n) MEMSCOPE_CUDA_CALL(cudaMemcpy(h.data(), d, n, cudaMemcpyDeviceToHost));
-  // A word at a time over the host's cores: a chunk may be gigabytes.
-  std::vector<std::size_t> bad(64, 0), first(64, n);
-  parallel_chunks(n / 4, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    for (std::size_t w = begin; w < end; ++w) {
-      std::uint32_t got = 0;
-      std::memcpy(&got, h.data() + 4 * w, 4);
-      if (got != tr::pattern_word(seed, at / 4 + w) && bad[c]++ == 0) first[c] = 4 * w;
-    }
-  });
-  for (std::size_t i = n / 4 * 4; i < n; ++i)
-    if (h[i] != tr::pattern_byte(seed, at + i) && bad[0]++ == 0) first[0] = i;
-  std::size_t total = 0, lowest = n;
-  for (std::size_t c = 0; c < bad.size(); ++c) {
-    total += bad[c];
-    if (bad[c]) lowest = std::min(lowest, first[c]);
-  }
-  return tr::pattern_verdict(total, lowest, n, what);
-}
-
 /// Host data larger than the free device memory streamed through the GPU: a ballast leaves
 /// `oversubscribe_free` free, the data is `percent_of_free` of that, and each chunk is handed
 /// as it lands to a kernel doing `work` multiply-adds a word, which writes into one chunk of
@@ -328,19 +367,14 @@ void stream_case(case_state& st) {
   const int dev = st.device().ordinal;
   const bool pinned = st.get_string("feed") == "pinned_copy";
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
-  const auto chunks = static_cast<int>(st.get_int("chunks"));
-  const auto work = static_cast<unsigned>(st.get_int("work"));
   const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
   const cudaStream_t s = st.stream();
   const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
-  const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
-  // Everything but the managed pages is allocated before the ballast: `keep` is theirs.
+  // Everything but the source is allocated before the ballast: what is left free is the managed pages'.
+  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")));
+  const std::size_t chunk = feed.chunk();
   device_buffer<std::uint8_t> d_out(std::min(bytes, chunk));
-  device_buffer<std::uint8_t> d_ring(pinned ? 2 * chunk : 0);
-  device_buffer<unsigned> d_checksum(1);
-  cuda_stream copy_stream;
-  std::vector<cuda_event> ready(chunks), done(pinned ? chunks : 0);
   std::size_t free_b = 0, total_b = 0;
   MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
   if (free_b < keep + (std::size_t{1} << 30))
@@ -348,35 +382,20 @@ void stream_case(case_state& st) {
   device_buffer<std::uint8_t> ballast(free_b - keep);
   tr::managed_buffer m(pinned ? 0 : bytes);
   tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
+  void* const from = pinned ? h_src.data() : m.data();
   const std::uint64_t seed = st.seed();
-  tr::fill_pattern_host(pinned ? h_src.data() : m.data(), bytes, seed);
-  const auto launch = [&](cudaStream_t main) {
-    if (pinned) {
-      enqueue_double_buffered(static_cast<const std::uint8_t*>(h_src.data()), d_ring.data(), bytes, chunks, main, copy_stream.get(),
-                              ready, done, [&](const std::uint8_t* slot, std::size_t, std::size_t n, cudaStream_t on) {
-                                tr::busy_copy(d_out.data(), slot, n, work, d_checksum.data(), on);
-                              });
-    } else {
-      enqueue_pipeline(m.data(), bytes, chunks, tr::gpu_location(dev), main, copy_stream.get(), ready,
-                       [&](std::size_t at, std::size_t n, cudaStream_t on) {
-                         tr::busy_copy(d_out.data(), static_cast<char*>(m.data()) + at, n, work, d_checksum.data(), on);
-                       });
-    }
-  };
-  const auto prepare = [&](cudaStream_t on) {
-    if (!pinned) tr::prefetch(m.data(), bytes, tr::host_location(), on);
-  };
+  tr::fill_pattern_host(from, bytes, seed);
+  const auto launch = [&](cudaStream_t main) { feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); }); };
+  const auto prepare = [&](cudaStream_t on) { feed.prepare(from, on); };
   prepare(s);
-  MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum.data(), 0, sizeof(unsigned), s));
+  feed.clear_checksum(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   // The checksum covers every word the kernels read; the output holds the last chunk.
-  const unsigned want = tr::busy_checksum_of_pattern(bytes, seed, work), got = d_checksum.to_host()[0];
-  st.check(got == want ? verify_result::pass()
-                       : verify_result::fail(fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}",
-                                                         work, got, want)));
+  st.check(feed.check_checksum(seed));
   const std::size_t last = (bytes - 1) / chunk * chunk;
-  st.check(verify_pattern_at(d_out.data(), last, bytes - last, seed, "the last chunk copied by its kernel"));
+  const std::vector<std::uint8_t> h_out = d_out.to_host();
+  st.check(tr::verify_pattern_host(h_out.data(), bytes - last, seed, "the last chunk copied by its kernel", last));
   st.add_label("free", format_bytes(static_cast<double>(keep)));
   st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, chunk))));
   st.add_bytes_read(bytes);
@@ -693,8 +712,7 @@ void register_managed(registry& reg) {
   suite s{reg, "managed", "cudaMallocManaged: faults, prefetch, hints, migration back, oversubscription"};
   s.add("access", access_case)
       .summary("managed pages on the host reached by the GPU, against a pinned copy of the same bytes")
-      .axis(axis::strings("mode", {"pinned_copy", "prefetch", "prefetch_then_read", "prefetch_pipeline", "fault",
-                                   "preferred_gpu", "read_mostly", "accessed_by", "to_host"},
+      .axis(axis::strings("mode", access_mode_names(),
                           fmt::format("pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; a prefetch then a kernel "
                                       "reading the pages; up to {} prefetched chunks of at least {}, each read by a kernel as "
                                       "it lands; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); "
