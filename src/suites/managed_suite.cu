@@ -66,17 +66,23 @@ std::pair<std::size_t, std::size_t> chunk_piece(std::size_t bytes, std::size_t c
   return {at, std::min(bytes, at + chunk) - at};
 }
 
+struct nothing_more {
+  void operator()(std::size_t, std::size_t, cudaStream_t) const {}
+};
+
 /// `bytes` of managed memory in `chunks` prefetches on `copy`, each chunk handed to
-/// read(offset, length, main) on `main` as soon as it has landed; `ready` holds one event per chunk.
-template <class Read>
+/// read(offset, length, main) on `main` as soon as it has landed, and to also(offset, length,
+/// copy) after its prefetch; `ready` holds one event per chunk.
+template <class Read, class Also = nothing_more>
 void enqueue_pipeline(void* m, std::size_t bytes, int chunks, cudaMemLocation gpu, cudaStream_t main, cudaStream_t copy,
-                      std::vector<cuda_event>& ready, Read read) {
+                      std::vector<cuda_event>& ready, Read read, Also also = {}) {
   const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
   ready[0].record(main);  // the prefetches start once the stream's earlier work is done
   MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, ready[0].get(), 0));
   for (int k = 0; k < chunks; ++k) {
     const auto [at, n] = chunk_piece(bytes, chunk, k);
     tr::prefetch(static_cast<char*>(m) + at, n, gpu, copy);
+    if (n) also(at, n, copy);
     ready[k].record(copy);
   }
   for (int k = 0; k < chunks; ++k) {
@@ -125,25 +131,29 @@ struct managed_source {
 
 /// What pipeline and stream feed their kernels with: the copy stream, an event per chunk, the
 /// two device buffers of the pinned feed, and the checksum into which the kernels fold every
-/// word. Built before a case's ballast: the source it streams from comes later.
+/// word; with `to_host`, what brings each chunk's output back. Built before a case's ballast:
+/// the memory it streams from and to comes later.
 class chunk_feed {
  public:
-  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work)
+  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work, bool to_host = false)
       : pinned_(pinned),
         gpu_(tr::gpu_location(dev)),
         bytes_(bytes),
         chunks_(chunks),
         work_(work),
         chunk_(pipeline_chunk_bytes(bytes, chunks)),
-        d_ring_(pinned && bytes ? static_cast<std::size_t>(std::min(chunks, 2)) * chunk_ : 0),
+        d_ring_(pinned && bytes ? ring_bytes() : 0),
+        d_out_ring_(pinned && to_host && bytes ? ring_bytes() : 0),
         d_checksum_(1),
         ready_(chunks),
-        done_(pinned ? chunks : 0) {}
+        done_(pinned ? chunks : 0),
+        written_(to_host ? chunks : 0),
+        drained_(to_host ? chunks : 0) {}
 
   std::size_t chunk() const { return chunk_; }
 
   /// Every chunk of `src` (pinned host memory, or managed memory) brought to the GPU, then
-  /// handed on `main` to a kernel that writes it to out(offset of the chunk).
+  /// handed on `main` to a kernel that writes it to device memory at out(offset of the chunk).
   template <class Out>
   void enqueue(void* src, cudaStream_t main, Out out) {
     if (!bytes_) return;
@@ -157,6 +167,42 @@ class chunk_feed {
         tr::busy_copy(out(at), static_cast<const std::uint8_t*>(src) + at, n, work_, d_checksum_.data(), on);
       });
     }
+  }
+
+  /// As enqueue, with each chunk's output brought back to the host into `dst` on a third
+  /// stream while later chunks go on. Pinned: the kernels write into two more device buffers
+  /// in turn, each copied back to pinned `dst` before it is written again. Managed: `dst` is
+  /// managed memory; each chunk's output pages are discarded and prefetched to the GPU beside
+  /// its input (they are about to be overwritten: nothing crosses the link for them), then
+  /// prefetched back to the host after its kernel.
+  void enqueue_round_trip(void* src, void* dst, cudaStream_t main) {
+    if (!bytes_) return;
+    auto* const out = static_cast<std::uint8_t*>(dst);
+    if (pinned_) {
+      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
+                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
+                                const auto k = static_cast<int>(at / chunk_);
+                                std::uint8_t* const o = d_out_ring_.data() + static_cast<std::size_t>(k % 2) * chunk_;
+                                if (k >= 2) MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(on, drained_[k - 2].get(), 0));
+                                tr::busy_copy(o, slot, n, work_, d_checksum_.data(), on);
+                                back_after(k, on);
+                                MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + at, o, n, cudaMemcpyDeviceToHost, back_.get()));
+                                drained_[k].record(back_.get());
+                              });
+    } else {
+      enqueue_pipeline(
+          src, bytes_, chunks_, gpu_, main, copy_.get(), ready_,
+          [&](std::size_t at, std::size_t n, cudaStream_t on) {
+            const auto k = static_cast<int>(at / chunk_);
+            tr::busy_copy(out + at, static_cast<const std::uint8_t*>(src) + at, n, work_, d_checksum_.data(), on);
+            back_after(k, on);
+            tr::prefetch(out + at, n, tr::host_location(), back_.get());
+          },
+          [&](std::size_t at, std::size_t n, cudaStream_t copy) { tr::discard_and_prefetch(out + at, n, gpu_, copy); });
+    }
+    // The launch ends when the last output is back: `main` waits for the stream bringing it.
+    joined_.record(back_.get());
+    MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, joined_.get(), 0));
   }
 
   /// Before every sample: managed pages go back to the host; pinned memory stays where it is.
@@ -175,16 +221,25 @@ class chunk_feed {
   }
 
  private:
+  std::size_t ring_bytes() const { return static_cast<std::size_t>(std::min(chunks_, 2)) * chunk_; }
+
+  /// The stream bringing outputs back starts on chunk k once its kernel on `on` is done.
+  void back_after(int k, cudaStream_t on) {
+    written_[k].record(on);
+    MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(back_.get(), written_[k].get(), 0));
+  }
+
   bool pinned_;
   cudaMemLocation gpu_;
   std::size_t bytes_;
   int chunks_;
   unsigned work_;
   std::size_t chunk_;
-  device_buffer<std::uint8_t> d_ring_;
+  device_buffer<std::uint8_t> d_ring_, d_out_ring_;
   device_buffer<unsigned> d_checksum_;
-  cuda_stream copy_;
-  std::vector<cuda_event> ready_, done_;
+  cuda_stream copy_, back_;
+  std::vector<cuda_event> ready_, done_, written_, drained_;
+  cuda_event joined_;
 };
 
 /// access' modes and what follows from each: whether the result lands in the device buffer
@@ -360,42 +415,58 @@ void oversubscribe_case(case_state& st) {
 
 /// Host data larger than the free device memory streamed through the GPU: a ballast leaves
 /// `oversubscribe_free` free, the data is `percent_of_free` of that, and each chunk is handed
-/// as it lands to a kernel doing `work` multiply-adds a word, which writes into one chunk of
-/// output. Prefetches of managed memory must now evict the pages earlier kernels read; pinned
-/// copies through two device buffers need no more device memory than before.
+/// as it lands to a kernel doing `work` multiply-adds a word. `output`: the kernels write into
+/// one chunk of device memory, or their output goes back to the host as it is made (as much
+/// data again). Prefetches of managed memory must now evict the pages earlier kernels read;
+/// pinned copies through device buffers need no more device memory than before.
 void stream_case(case_state& st) {
   const int dev = st.device().ordinal;
   const bool pinned = st.get_string("feed") == "pinned_copy";
+  const bool to_host = st.get_string("output") == "host";
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
   const cudaStream_t s = st.stream();
   const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
-  // Everything but the source is allocated before the ballast: what is left free is the managed pages'.
-  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")));
+  // Everything but the host data is allocated before the ballast: what is left free is the managed pages'.
+  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), to_host);
   const std::size_t chunk = feed.chunk();
-  device_buffer<std::uint8_t> d_out(std::min(bytes, chunk));
+  device_buffer<std::uint8_t> d_out(to_host ? 0 : std::min(bytes, chunk));
   std::size_t free_b = 0, total_b = 0;
   MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
   if (free_b < keep + (std::size_t{1} << 30))
     st.skip(fmt::format("less than {} of device memory free", format_bytes(static_cast<double>(keep + (std::size_t{1} << 30)))));
   device_buffer<std::uint8_t> ballast(free_b - keep);
-  tr::managed_buffer m(pinned ? 0 : bytes);
-  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
+  tr::managed_buffer m(pinned ? 0 : bytes), m_out(!pinned && to_host ? bytes : 0);
+  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0), h_out(tr::host_kind::pinned, pinned && to_host ? bytes : 0);
   void* const from = pinned ? h_src.data() : m.data();
+  void* const back = pinned ? h_out.data() : m_out.data();
+  if (!pinned && to_host)
+    if (const auto why = tr::discard_unsupported(m_out.data(), bytes, tr::gpu_location(dev), s); !why.empty()) st.skip(why);
   const std::uint64_t seed = st.seed();
   tr::fill_pattern_host(from, bytes, seed);
-  const auto launch = [&](cudaStream_t main) { feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); }); };
+  if (to_host) tr::fill_pattern_host(back, bytes, ~seed);  // poisoned: every byte must come back
+  const auto launch = [&](cudaStream_t main) {
+    if (to_host)
+      feed.enqueue_round_trip(from, back, main);
+    else
+      feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); });
+  };
   const auto prepare = [&](cudaStream_t on) { feed.prepare(from, on); };
   prepare(s);
   feed.clear_checksum(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  // The checksum covers every word the kernels read; the output holds the last chunk.
+  // The checksum covers every word the kernels read; the output is checked where it ended up:
+  // all of it on the host, or the last chunk in device memory.
   st.check(feed.check_checksum(seed));
-  const std::size_t last = (bytes - 1) / chunk * chunk;
-  const std::vector<std::uint8_t> h_out = d_out.to_host();
-  st.check(tr::verify_pattern_host(h_out.data(), bytes - last, seed, "the last chunk copied by its kernel", last));
+  if (to_host) {
+    st.check(tr::verify_pattern_host(back, bytes, seed, "the output back on the host"));
+  } else {
+    const std::size_t last = (bytes - 1) / chunk * chunk;
+    const std::vector<std::uint8_t> h_last = d_out.to_host();
+    st.check(tr::verify_pattern_host(h_last.data(), bytes - last, seed, "the last chunk copied by its kernel", last));
+  }
   st.add_label("free", format_bytes(static_cast<double>(keep)));
   st.add_label("chunk", format_bytes(static_cast<double>(std::min(bytes, chunk))));
   st.add_bytes_read(bytes);
@@ -598,39 +669,70 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
   return present::fact_value{text, *copy->seconds_per_chunk(), "", ""};
 }
 
-/// The stream case at each (chunks, work): the prefetched and the pinned row.
+/// The stream case at each (chunks, work, output): the prefetched and the pinned row.
 struct stream_point {
   std::int64_t chunks = 0, work = 0;
+  std::string output;
   const case_result *prefetch = nullptr, *pinned = nullptr;
+
+  /// Rows measured before the output could go back carry no `output`: it stayed on the device.
+  static std::string output_of(const case_result& r) {
+    const auto o = r.string_axis("output");
+    return o.empty() ? "device" : o;
+  }
+  static bool back_to_host(const std::string& output) { return output == "host"; }
 
   static std::vector<stream_point> of(const present::suite_view& v) {
     std::vector<stream_point> points;
     for (const auto* r : v.rows(present::where("stream"))) {
       const auto chunks = chunk_sweep::chunks(*r), work = chunk_sweep::work_of(*r);
-      auto p = std::find_if(points.begin(), points.end(), [&](const stream_point& q) { return q.chunks == chunks && q.work == work; });
-      if (p == points.end()) p = points.insert(points.end(), stream_point{chunks, work});
+      const auto output = output_of(*r);
+      auto p = std::find_if(points.begin(), points.end(),
+                            [&](const stream_point& q) { return q.chunks == chunks && q.work == work && q.output == output; });
+      if (p == points.end()) p = points.insert(points.end(), stream_point{chunks, work, output});
       (chunk_sweep::pinned(chunk_sweep::feed_of(*r)) ? p->pinned : p->prefetch) = r;
     }
     return points;
   }
+
+  /// The same chunks and work with the other output, if measured.
+  const stream_point* twin(const std::vector<stream_point>& points) const {
+    for (const auto& q : points)
+      if (q.chunks == chunks && q.work == work && q.output != output) return &q;
+    return nullptr;
+  }
 };
 
+/// ", 0.93x the same with the output left on the device": a round trip against the same stream one way.
+std::string against_one_way(const case_result* round_trip, const case_result* one_way) {
+  if (!round_trip || !one_way) return {};
+  return fmt::format(", {:.2f}x the same with the output left on the device", round_trip->gbps / one_way->gbps);
+}
+
 void stream_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  for (const auto& p : stream_point::of(v)) {
+  const auto points = stream_point::of(v);
+  for (const auto& p : points) {
     const case_result* any = p.prefetch ? p.prefetch : p.pinned;
+    const bool back = stream_point::back_to_host(p.output);
+    const stream_point* one_way = back ? p.twin(points) : nullptr;
     std::string line = fmt::format("{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each "
-                                   "handed as it lands to a kernel doing {} multiply-adds a word:",
+                                   "handed as it lands to a kernel doing {} multiply-adds a word{}:",
                                    format_bytes(static_cast<double>(any->bytes_read)), any->label("free"), p.chunks, any->label("chunk"),
-                                   p.work);
+                                   p.work, back ? ", its output brought back to the host as it is made (GB/s of input)" : "");
     if (p.prefetch) {
-      line += fmt::format(" prefetched {:.1f} GB/s", p.prefetch->gbps);
+      line += fmt::format(" {} {:.1f} GB/s", back ? "managed, the output discarded, prefetched in and back" : "prefetched",
+                          p.prefetch->gbps);
+      line += against_one_way(p.prefetch, one_way ? one_way->prefetch : nullptr);
       // Within the free memory, from the same run: the pipeline case's best at this weight.
-      if (const auto fit = chunk_sweep::of(v, p.work); fit && fit->best && fit->best->source == p.prefetch->source)
+      if (const auto fit = chunk_sweep::of(v, p.work); !back && fit && fit->best && fit->best->source == p.prefetch->source)
         line += fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
                             chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
     }
-    if (p.pinned)
-      line += fmt::format("{} copied from pinned memory through two device buffers {:.1f} GB/s", p.prefetch ? ";" : "", p.pinned->gbps);
+    if (p.pinned) {
+      line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s", p.prefetch ? ";" : "",
+                          back ? " and back through two more" : "", p.pinned->gbps);
+      line += against_one_way(p.pinned, one_way ? one_way->pinned : nullptr);
+    }
     if (p.prefetch && p.pinned) line += fmt::format(" ({:.2f}x the prefetches)", p.pinned->gbps / p.prefetch->gbps);
     out.push_back(line);
   }
@@ -682,22 +784,27 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
   }
   if (text.empty()) return std::nullopt;
   text = "a kernel faulting managed memory in: " + text;
-  // Streamed in chunks instead, at the lightest kernels: the best of each feed.
+  // Streamed in chunks instead, at the lightest kernels: the best of each feed, one way and
+  // with the output brought back.
   const auto points = stream_point::of(v);
-  const case_result *prefetch = nullptr, *pinned = nullptr;
   const std::int64_t light = points.empty() ? 0
                                             : std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
                                                 return a.work < b.work;
                                               })->work;
-  for (const auto& p : points) {
-    if (p.work != light) continue;
-    if (p.prefetch && (!prefetch || p.prefetch->gbps > prefetch->gbps)) prefetch = p.prefetch;
-    if (p.pinned && (!pinned || p.pinned->gbps > pinned->gbps)) pinned = p.pinned;
-  }
-  if (prefetch || pinned) {
+  for (const std::string output : {"device", "host"}) {
+    const case_result *prefetch = nullptr, *pinned = nullptr;
+    for (const auto& p : points) {
+      if (p.work != light || p.output != output) continue;
+      if (p.prefetch && (!prefetch || p.prefetch->gbps > prefetch->gbps)) prefetch = p.prefetch;
+      if (p.pinned && (!pinned || p.pinned->gbps > pinned->gbps)) pinned = p.pinned;
+    }
+    if (!prefetch && !pinned) continue;
     const case_result* any = prefetch ? prefetch : pinned;
-    text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
-                        light);
+    if (stream_point::back_to_host(output))
+      text += "; with the output brought back to the host as well:";
+    else
+      text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
+                          light);
     if (prefetch) text += fmt::format(" prefetched {:.1f} GB/s ({})", prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
     if (pinned)
       text += fmt::format("{} pinned through two device buffers {:.1f} GB/s ({})", prefetch ? "," : "", pinned->gbps,
@@ -761,8 +868,13 @@ void register_managed(registry& reg) {
                 .with_range(0, 65536)
                 .with_quick({std::int64_t{0}})
                 .with_verify({std::int64_t{7}}))
+      .axis(axis::strings("output", {"device", "host"},
+                          "where the kernels' output goes: one chunk of device memory; back to the host as it is made "
+                          "(pinned: through two more device buffers and a copy back on a third stream; managed: managed "
+                          "memory, each chunk discarded and prefetched to the GPU beside its input, then prefetched back)"))
       .axis(axis::integers("percent_of_free", {150}, "data as a percentage of the free device memory").with_range(10, 400))
-      .baseline("feed", std::string("prefetch"), "vs_prefetch");
+      .baseline("feed", std::string("prefetch"), "vs_prefetch")
+      .baseline("output", std::string("device"), "vs_output_on_device");
   s.add("oversubscribe", oversubscribe_case)
       .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
       .axis(axis::integers("percent_of_free", {50, 150}, "managed bytes as a percentage of the free device memory")

@@ -664,6 +664,47 @@ TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
       << all;
 }
 
+// With the output brought back to the host, the answer adds the best of each feed for the
+// round trip, and the finding compares each with the same stream whose output stayed behind.
+TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
+  const auto streamed = [](const char* feed, const char* output, std::int64_t chunks, double seconds) {
+    auto r = row("managed", "stream",
+                 {{"feed", std::string(feed)},
+                  {"chunks", chunks},
+                  {"work", std::int64_t{0}},
+                  {"output", std::string(output)},
+                  {"percent_of_free", std::int64_t{150}}},
+                 seconds);
+    r.labels["free"] = "4.0 GiB";
+    r.labels["chunk"] = "384.0 MiB";
+    return r;
+  };
+  const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
+  const auto d = doc_with({over, streamed("prefetch", "device", 16, 1e-3), streamed("pinned_copy", "device", 16, 0.5e-3),
+                           streamed("prefetch", "host", 16, 2e-3), streamed("prefetch", "host", 64, 4e-3),
+                           streamed("pinned_copy", "host", 16, 1e-3)});
+  const auto all = larger_than_gpu_evidence(d);
+  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), pinned through two device buffers 4.2 GB/s (16 chunks)"
+                     "; with the output brought back to the host as well: prefetched 1.0 GB/s (16 chunks), pinned through two "
+                     "device buffers 2.1 GB/s (16 chunks)"),
+            std::string::npos)
+      << all;
+  std::string findings;
+  for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
+  EXPECT_NE(findings.find("its output brought back to the host as it is made (GB/s of input): managed, the output discarded, "
+                          "prefetched in and back 1.0 GB/s, 0.50x the same with the output left on the device; copied from "
+                          "pinned memory through two device buffers and back through two more 2.1 GB/s, 0.50x the same with "
+                          "the output left on the device (2.00x the prefetches)"),
+            std::string::npos)
+      << findings;
+  // 64 chunks ran only the round trip: no one-way figure to compare with.
+  EXPECT_NE(findings.find("in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word, its output "
+                          "brought back to the host as it is made (GB/s of input): managed, the output discarded, prefetched in "
+                          "and back 0.5 GB/s\n"),
+            std::string::npos)
+      << findings;
+}
+
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
 // there is no figure instead of suggesting the suite was never run.
 TEST(Advise, ASuiteSkippedInTheProfileSaysWhy) {

@@ -28,6 +28,32 @@ inline void prefetch(const void* p, std::size_t bytes, cudaMemLocation to, cudaS
   if (bytes) MEMSCOPE_CUDA_CALL(cudaMemPrefetchAsync(p, bytes, to, 0, stream));
 }
 
+/// Tells the driver that the bytes' contents are no longer needed, then prefetches them to
+/// `to`: pages about to be overwritten move without their data. The error is returned, not
+/// thrown, so that a caller can skip where the driver lacks it (before CUDA 12.8).
+inline cudaError_t try_discard_and_prefetch(void* p, std::size_t bytes, cudaMemLocation to, cudaStream_t stream) {
+  if (!bytes) return cudaSuccess;
+  void* ptrs[1] = {p};
+  std::size_t sizes[1] = {bytes}, first[1] = {0};
+  return cudaMemDiscardAndPrefetchBatchAsync(ptrs, sizes, 1, &to, first, 1, 0, stream);
+}
+
+inline void discard_and_prefetch(void* p, std::size_t bytes, cudaMemLocation to, cudaStream_t stream) {
+  MEMSCOPE_CUDA_CALL(try_discard_and_prefetch(p, bytes, to, stream));
+}
+
+/// Why `discard_and_prefetch` cannot run here (empty when it can), tried on the first page of
+/// managed memory `p` whose contents may be lost. Synchronises `stream`.
+inline std::string discard_unsupported(void* p, std::size_t bytes, cudaMemLocation to, cudaStream_t stream) {
+  const cudaError_t e = try_discard_and_prefetch(p, bytes < 4096 ? bytes : 4096, to, stream);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: the context stays usable
+    return std::string("cudaMemDiscardAndPrefetchBatchAsync failed here: ") + cudaGetErrorString(e);
+  }
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+  return {};
+}
+
 inline void advise(const void* p, std::size_t bytes, cudaMemoryAdvise advice, cudaMemLocation where) {
   if (bytes) MEMSCOPE_CUDA_CALL(cudaMemAdvise(p, bytes, advice, where));
 }

@@ -184,6 +184,44 @@ TEST(TransferGpu, ManagedPagesReadByTheGpuAfterFaultAndPrefetch) {
   }
 }
 
+// Managed output written the way the stream case writes it: each page-aligned piece discarded
+// and prefetched to the GPU, written by a kernel, prefetched back while the next piece is
+// discarded. Every byte must come back, none lost to a neighbour's discard.
+TEST(TransferGpu, ManagedPiecesDiscardedWrittenAndBroughtBack) {
+  MEMSCOPE_REQUIRE_GPU();
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  if (const auto why = tr::managed_unsupported(device); !why.empty()) GTEST_SKIP() << why;
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  memscope::cuda_stream stream, back;
+  const cudaStream_t s = stream.get();
+  {
+    tr::managed_buffer probe(4096);
+    if (const auto why = tr::discard_unsupported(probe.data(), 4096, tr::gpu_location(device), s); !why.empty()) GTEST_SKIP() << why;
+  }
+  for (const std::size_t n : {std::size_t{1}, std::size_t{4099}, (std::size_t{8} << 20) + 3 * 4096 + 5}) {
+    for (const std::size_t piece : {std::size_t{4096}, std::size_t{3} * 4096, std::size_t{2} << 20}) {
+      tr::managed_buffer m(n);
+      device_buffer<std::uint8_t> d_src(n);
+      tr::fill_pattern(d_src.data(), n, seed, s);
+      tr::fill_pattern_host(m.data(), n, ~seed);  // poisoned, on the host
+      auto* const out = static_cast<std::uint8_t*>(m.data());
+      std::vector<memscope::cuda_event> written((n + piece - 1) / piece);
+      for (std::size_t at = 0, k = 0; at < n; at += piece, ++k) {
+        const std::size_t len = std::min(piece, n - at);
+        tr::discard_and_prefetch(out + at, len, tr::gpu_location(device), s);
+        tr::sm_copy(out + at, d_src.data() + at, len, s);
+        written[k].record(s);
+        MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(back.get(), written[k].get(), 0));
+        tr::prefetch(out + at, len, tr::host_location(), back.get());
+      }
+      MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+      std::size_t first = 0;
+      EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u) << "n=" << n << " piece=" << piece << " first=" << first;
+    }
+  }
+}
+
 // Host memory placed on the NUMA node nearest the GPU lands there, for every kind (pageable and
 // registered through mbind, pinned under the thread's binding), and the copy through it is
 // exact. Where the system will not bind (a container forbidding memory policies), it says why.
