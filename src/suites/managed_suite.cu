@@ -416,20 +416,23 @@ void oversubscribe_case(case_state& st) {
 /// Host data larger than the free device memory streamed through the GPU: a ballast leaves
 /// `oversubscribe_free` free, the data is `percent_of_free` of that, and each chunk is handed
 /// as it lands to a kernel doing `work` multiply-adds a word. `output`: the kernels write into
-/// one chunk of device memory, or their output goes back to the host as it is made (as much
-/// data again). Prefetches of managed memory must now evict the pages earlier kernels read;
-/// pinned copies through device buffers need no more device memory than before.
+/// one chunk of device memory; or their output goes back to the host as it is made (as much
+/// data again), brought back by the feed's own means (`host`) or written by the kernels
+/// straight into host memory over the link (`host_mapped`). Prefetches of managed memory must
+/// now evict the pages earlier kernels read; pinned copies through device buffers need no more
+/// device memory than before.
 void stream_case(case_state& st) {
   const int dev = st.device().ordinal;
   const bool pinned = st.get_string("feed") == "pinned_copy";
-  const bool to_host = st.get_string("output") == "host";
+  const std::string output = st.get_string("output");
+  const bool copied_back = output == "host", mapped = output == "host_mapped", to_host = copied_back || mapped;
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
   const cudaStream_t s = st.stream();
   const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
   // Everything but the host data is allocated before the ballast: what is left free is the managed pages'.
-  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), to_host);
+  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), copied_back);
   const std::size_t chunk = feed.chunk();
   device_buffer<std::uint8_t> d_out(to_host ? 0 : std::min(bytes, chunk));
   std::size_t free_b = 0, total_b = 0;
@@ -441,14 +444,23 @@ void stream_case(case_state& st) {
   tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0), h_out(tr::host_kind::pinned, pinned && to_host ? bytes : 0);
   void* const from = pinned ? h_src.data() : m.data();
   void* const back = pinned ? h_out.data() : m_out.data();
-  if (!pinned && to_host)
+  // Where the kernels write host memory directly: pinned memory's device address, or managed
+  // pages that stay on the host (preferred location) and are mapped by the GPU (accessed-by).
+  auto* const d_back = static_cast<std::uint8_t*>(pinned ? h_out.device_pointer() : m_out.data());
+  if (!pinned && copied_back)
     if (const auto why = tr::discard_unsupported(m_out.data(), bytes, tr::gpu_location(dev), s); !why.empty()) st.skip(why);
+  if (!pinned && mapped) {
+    tr::advise(m_out.data(), bytes, cudaMemAdviseSetPreferredLocation, tr::host_location());
+    tr::advise(m_out.data(), bytes, cudaMemAdviseSetAccessedBy, tr::gpu_location(dev));
+  }
   const std::uint64_t seed = st.seed();
   tr::fill_pattern_host(from, bytes, seed);
   if (to_host) tr::fill_pattern_host(back, bytes, ~seed);  // poisoned: every byte must come back
   const auto launch = [&](cudaStream_t main) {
-    if (to_host)
+    if (copied_back)
       feed.enqueue_round_trip(from, back, main);
+    else if (mapped)
+      feed.enqueue(from, main, [&](std::size_t at) { return d_back + at; });
     else
       feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); });
   };
@@ -680,7 +692,8 @@ struct stream_point {
     const auto o = r.string_axis("output");
     return o.empty() ? "device" : o;
   }
-  static bool back_to_host(const std::string& output) { return output == "host"; }
+  static bool on_device(const std::string& output) { return output == "device"; }
+  static bool mapped(const std::string& output) { return output == "host_mapped"; }
 
   static std::vector<stream_point> of(const present::suite_view& v) {
     std::vector<stream_point> points;
@@ -695,10 +708,10 @@ struct stream_point {
     return points;
   }
 
-  /// The same chunks and work with the other output, if measured.
-  const stream_point* twin(const std::vector<stream_point>& points) const {
+  /// The same chunks and work with the output left on the device, if measured.
+  const stream_point* one_way(const std::vector<stream_point>& points) const {
     for (const auto& q : points)
-      if (q.chunks == chunks && q.work == work && q.output != output) return &q;
+      if (q.chunks == chunks && q.work == work && on_device(q.output)) return &q;
     return nullptr;
   }
 };
@@ -713,14 +726,20 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
   const auto points = stream_point::of(v);
   for (const auto& p : points) {
     const case_result* any = p.prefetch ? p.prefetch : p.pinned;
-    const bool back = stream_point::back_to_host(p.output);
-    const stream_point* one_way = back ? p.twin(points) : nullptr;
-    std::string line = fmt::format("{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each "
-                                   "handed as it lands to a kernel doing {} multiply-adds a word{}:",
-                                   format_bytes(static_cast<double>(any->bytes_read)), any->label("free"), p.chunks, any->label("chunk"),
-                                   p.work, back ? ", its output brought back to the host as it is made (GB/s of input)" : "");
+    const bool back = !stream_point::on_device(p.output), mapped = stream_point::mapped(p.output);
+    const stream_point* one_way = back ? p.one_way(points) : nullptr;
+    std::string line = fmt::format(
+        "{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each handed as it lands to "
+        "a kernel doing {} multiply-adds a word{}:",
+        format_bytes(static_cast<double>(any->bytes_read)), any->label("free"), p.chunks, any->label("chunk"), p.work,
+        !back    ? ""
+        : mapped ? ", which writes its output straight into host memory (GB/s of input)"
+                 : ", its output brought back to the host as it is made (GB/s of input)");
     if (p.prefetch) {
-      line += fmt::format(" {} {:.1f} GB/s", back ? "managed, the output discarded, prefetched in and back" : "prefetched",
+      line += fmt::format(" {} {:.1f} GB/s",
+                          !back    ? "prefetched"
+                          : mapped ? "managed, prefetched in, the output into managed pages left on the host and mapped by the GPU"
+                                   : "managed, the output discarded, prefetched in and back",
                           p.prefetch->gbps);
       line += against_one_way(p.prefetch, one_way ? one_way->prefetch : nullptr);
       // Within the free memory, from the same run: the pipeline case's best at this weight.
@@ -730,7 +749,10 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
     }
     if (p.pinned) {
       line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s", p.prefetch ? ";" : "",
-                          back ? " and back through two more" : "", p.pinned->gbps);
+                          !back    ? ""
+                          : mapped ? ", the output into mapped pinned memory"
+                                   : " and back through two more",
+                          p.pinned->gbps);
       line += against_one_way(p.pinned, one_way ? one_way->pinned : nullptr);
     }
     if (p.prefetch && p.pinned) line += fmt::format(" ({:.2f}x the prefetches)", p.pinned->gbps / p.prefetch->gbps);
@@ -791,7 +813,7 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
                                             : std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
                                                 return a.work < b.work;
                                               })->work;
-  for (const std::string output : {"device", "host"}) {
+  for (const std::string output : {"device", "host", "host_mapped"}) {
     const case_result *prefetch = nullptr, *pinned = nullptr;
     for (const auto& p : points) {
       if (p.work != light || p.output != output) continue;
@@ -800,7 +822,9 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     }
     if (!prefetch && !pinned) continue;
     const case_result* any = prefetch ? prefetch : pinned;
-    if (stream_point::back_to_host(output))
+    if (stream_point::mapped(output))
+      text += "; the kernels writing their output straight into host memory:";
+    else if (!stream_point::on_device(output))
       text += "; with the output brought back to the host as well:";
     else
       text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
@@ -868,10 +892,12 @@ void register_managed(registry& reg) {
                 .with_range(0, 65536)
                 .with_quick({std::int64_t{0}})
                 .with_verify({std::int64_t{7}}))
-      .axis(axis::strings("output", {"device", "host"},
+      .axis(axis::strings("output", {"device", "host", "host_mapped"},
                           "where the kernels' output goes: one chunk of device memory; back to the host as it is made "
                           "(pinned: through two more device buffers and a copy back on a third stream; managed: managed "
-                          "memory, each chunk discarded and prefetched to the GPU beside its input, then prefetched back)"))
+                          "memory, each chunk discarded and prefetched to the GPU beside its input, then prefetched back); "
+                          "written by the kernels straight into host memory over the link (pinned memory's device "
+                          "address; managed memory preferring the host, mapped by the GPU through accessed-by)"))
       .axis(axis::integers("percent_of_free", {150}, "data as a percentage of the free device memory").with_range(10, 400))
       .baseline("feed", std::string("prefetch"), "vs_prefetch")
       .baseline("output", std::string("device"), "vs_output_on_device");

@@ -682,11 +682,13 @@ TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
   const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
   const auto d = doc_with({over, streamed("prefetch", "device", 16, 1e-3), streamed("pinned_copy", "device", 16, 0.5e-3),
                            streamed("prefetch", "host", 16, 2e-3), streamed("prefetch", "host", 64, 4e-3),
-                           streamed("pinned_copy", "host", 16, 1e-3)});
+                           streamed("pinned_copy", "host", 16, 1e-3), streamed("prefetch", "host_mapped", 16, 1.25e-3),
+                           streamed("pinned_copy", "host_mapped", 16, 0.625e-3)});
   const auto all = larger_than_gpu_evidence(d);
   EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), pinned through two device buffers 4.2 GB/s (16 chunks)"
                      "; with the output brought back to the host as well: prefetched 1.0 GB/s (16 chunks), pinned through two "
-                     "device buffers 2.1 GB/s (16 chunks)"),
+                     "device buffers 2.1 GB/s (16 chunks); the kernels writing their output straight into host memory: "
+                     "prefetched 1.7 GB/s (16 chunks), pinned through two device buffers 3.4 GB/s (16 chunks)"),
             std::string::npos)
       << all;
   std::string findings;
@@ -695,6 +697,12 @@ TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
                           "prefetched in and back 1.0 GB/s, 0.50x the same with the output left on the device; copied from "
                           "pinned memory through two device buffers and back through two more 2.1 GB/s, 0.50x the same with "
                           "the output left on the device (2.00x the prefetches)"),
+            std::string::npos)
+      << findings;
+  EXPECT_NE(findings.find("which writes its output straight into host memory (GB/s of input): managed, prefetched in, the output "
+                          "into managed pages left on the host and mapped by the GPU 1.7 GB/s, 0.80x the same with the output left "
+                          "on the device; copied from pinned memory through two device buffers, the output into mapped pinned "
+                          "memory 3.4 GB/s, 0.80x the same with the output left on the device (2.00x the prefetches)"),
             std::string::npos)
       << findings;
   // 64 chunks ran only the round trip: no one-way figure to compare with.
