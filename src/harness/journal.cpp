@@ -120,6 +120,16 @@ journal_contents read_journal(const std::string& path) {
       seg.copy_gbps = get<double>(s, "copy_gbps", where);
       seg.copy_bytes = get<std::uint64_t>(s, "copy_bytes", where);
       if (!(seg.copy_gbps >= 0)) throw journal_error(where + ": copy_gbps must be at least 0");
+      if (s.contains("device")) {
+        try {
+          seg.device = device_info_from_json(get<json>(s, "device", where));
+        } catch (const results_error& e) {
+          throw journal_error(where + ": " + e.what());
+        }
+        if (!same_model(*seg.device, jc.device))
+          throw journal_error(where + ": a process measured on " + seg.device->name + ", the run on " + jc.device.name);
+      }
+      if (s.contains("host")) seg.host = get<std::string>(s, "host", where);
       jc.segments.push_back(std::move(seg));
     } else if (j.contains("row")) {
       if (jc.segments.empty()) throw journal_error(where + ": a row before any segment line");
@@ -174,7 +184,9 @@ void journal_writer::segment(const results_doc& h) {
               {"commit", h.commit},
               {"telemetry_note", h.telemetry_note},
               {"copy_gbps", h.copy_ceiling_gbps},
-              {"copy_bytes", h.copy_ceiling_bytes}}}}
+              {"copy_bytes", h.copy_ceiling_bytes},
+              {"device", to_json(h.device)},
+              {"host", h.host}}}}
            .dump());
 }
 
@@ -193,6 +205,12 @@ results_doc journal_document(const journal_contents& j, const results_doc& heade
     d.telemetry_note = s.telemetry_note;
     d.copy_ceiling_gbps = s.copy_gbps;
     d.copy_ceiling_bytes = s.copy_bytes;
+    // Each process's own board: older journals name only the first process's, in the header.
+    if (s.device)
+      d.device = *s.device;
+    else if (i == 0)
+      d.device = j.device;
+    if (!s.host.empty()) d.host = s.host;
     d.results = s.rows;
     docs.push_back(std::move(d));
     names.push_back(i == 0 ? "first process" : "resumed process " + std::to_string(i));

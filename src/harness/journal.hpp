@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct journal_args {
 
 struct journal_segment {
   std::string created_utc, command, tool_version, commit, telemetry_note;
+  /// The board this process measured on: a run may be resumed on another board of the model.
+  /// Absent in journals written before it was recorded (the first process's is the header's).
+  std::optional<device_info> device;
+  std::string host;
   double copy_gbps = 0;
   std::uint64_t copy_bytes = 0;
   std::vector<case_result> rows;

@@ -8,6 +8,7 @@
 #include "report/html_report.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
@@ -100,6 +101,70 @@ TEST(Journal, KeepsEveryRowAndEveryProcess) {
   ASSERT_EQ(doc.results.size(), 3u);
   EXPECT_EQ(doc.results[2].source, 1u);
   EXPECT_EQ(doc.sources[1].copy_ceiling_gbps, 4100);
+  std::remove(path.c_str());
+}
+
+// A run resumed on another board of the same model: each process's rows are credited to the
+// board that measured them, not to the board that finished the run. Journals from before the
+// segments named their board credit the first process with the header's.
+TEST(Journal, EachProcessKeepsItsOwnBoard) {
+  const auto path = temp_path("boards");
+  results_doc h = header_doc(4000);
+  h.device.uuid = "GPU-first";
+  h.host = "node-a";
+  {
+    journal_writer w(path, some_args(), h.device, "memscope run bandwidth --json out.json");
+    w.segment(h);
+    w.row(sampled("a", 1e-3));
+  }
+  results_doc h2 = h;
+  h2.device.uuid = "GPU-second";
+  h2.host = "node-b";
+  {
+    journal_writer w(path);
+    w.segment(h2);
+    w.row(sampled("b", 2e-3));
+  }
+  const auto j = read_journal(path);
+  ASSERT_EQ(j.segments.size(), 2u);
+  ASSERT_TRUE(j.segments[0].device && j.segments[1].device);
+  EXPECT_EQ(j.segments[1].device->uuid, "GPU-second");
+  const auto doc = journal_document(j, h2);  // as the resuming process builds it
+  ASSERT_EQ(doc.sources.size(), 2u);
+  EXPECT_EQ(doc.sources[0].device.uuid, "GPU-first");
+  EXPECT_EQ(doc.sources[0].host, "node-a");
+  EXPECT_EQ(doc.sources[1].device.uuid, "GPU-second");
+  EXPECT_EQ(doc.sources[1].host, "node-b");
+  ASSERT_EQ(doc.results.size(), 2u);
+  EXPECT_EQ(doc.sources[doc.results[0].source].device.uuid, "GPU-first");
+
+  // The same journal without the segments' boards (as written before they were recorded).
+  std::string text = slurp(path), old;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("{\"segment\"", 0) == 0) {
+      auto seg = nlohmann::json::parse(line);
+      seg["segment"].erase("device");
+      seg["segment"].erase("host");
+      line = seg.dump();
+    }
+    old += line + "\n";
+  }
+  spit(path, old);
+  const auto j_old = read_journal(path);
+  EXPECT_FALSE(j_old.segments[0].device.has_value());
+  const auto doc_old = journal_document(j_old, h2);
+  EXPECT_EQ(doc_old.sources[0].device.uuid, "GPU-first");  // the journal's header
+
+  // A process on another model is a foreign journal.
+  results_doc other = h2;
+  other.device.name = "Other GPU";
+  spit(path, text);
+  {
+    journal_writer w(path);
+    w.segment(other);
+  }
+  EXPECT_THROW(read_journal(path), journal_error);
   std::remove(path.c_str());
 }
 
