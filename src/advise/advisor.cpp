@@ -159,7 +159,11 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
          "on chunk k (an event per buffer keeps a copy from overwriting what a kernel still reads); with managed memory, "
          "cudaMemPrefetchAsync the next chunk instead. About sqrt(T / c) chunks, T the shorter of the transfer and the "
          "kernels' time, c the fixed cost of one piece: microseconds for a copy, tens for a prefetch, so copies pipeline "
-         "finer. Never let kernels fault their way through",
+         "finer. Results go back the same way: kernels write into two more device buffers, each copied to pinned memory on a "
+         "third stream (the link carries both directions at once); with managed memory, write results into pages that "
+         "prefer the host and are mapped by the GPU (preferred location host, accessed-by the GPU) rather than prefetch "
+         "them back, which the driver migrates far slower than it brings pages in. Never let kernels fault their way "
+         "through",
          "the data does not fit the GPU, so it streams through it: the copy engine moves pinned memory at the link's "
          "speed for microseconds a request, a prefetch migrates pages slower and costs more a request, and pages a kernel "
          "faults in migrate slower still",

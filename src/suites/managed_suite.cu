@@ -822,16 +822,18 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     }
     if (!prefetch && !pinned) continue;
     const case_result* any = prefetch ? prefetch : pinned;
-    if (stream_point::mapped(output))
-      text += "; the kernels writing their output straight into host memory:";
-    else if (!stream_point::on_device(output))
-      text += "; with the output brought back to the host as well:";
-    else
+    const bool back = !stream_point::on_device(output), mapped = stream_point::mapped(output);
+    if (!back)
       text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
                           light);
-    if (prefetch) text += fmt::format(" prefetched {:.1f} GB/s ({})", prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
+    else
+      text += mapped ? "; the kernels writing their output straight into host memory:" : "; with the output brought back to the host as well:";
+    if (prefetch)
+      text += fmt::format(" {} {:.1f} GB/s ({})", !back ? "prefetched" : mapped ? "managed (mapped output)" : "prefetched in and back",
+                          prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
     if (pinned)
-      text += fmt::format("{} pinned through two device buffers {:.1f} GB/s ({})", prefetch ? "," : "", pinned->gbps,
+      text += fmt::format("{} pinned through two device buffers{} {:.1f} GB/s ({})", prefetch ? "," : "",
+                          !back ? "" : mapped ? " (mapped output)" : " and back through two more", pinned->gbps,
                           chunk_sweep::chunks_text(*pinned));
   }
   return present::fact_value{text, worst, "", ""};
