@@ -131,24 +131,25 @@ struct managed_source {
 
 /// What pipeline and stream feed their kernels with: the copy stream, an event per chunk, the
 /// two device buffers of the pinned feed, and the checksum into which the kernels fold every
-/// word; with `to_host`, what brings each chunk's output back. Built before a case's ballast:
-/// the memory it streams from and to comes later.
+/// word; with `round_trip`, what brings each chunk's output back. Built before a case's
+/// ballast: the memory it streams from and to comes later.
 class chunk_feed {
  public:
-  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work, bool to_host = false)
+  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work, bool round_trip = false)
       : pinned_(pinned),
+        round_trip_(round_trip),
         gpu_(tr::gpu_location(dev)),
         bytes_(bytes),
         chunks_(chunks),
         work_(work),
         chunk_(pipeline_chunk_bytes(bytes, chunks)),
         d_ring_(pinned && bytes ? ring_bytes() : 0),
-        d_out_ring_(pinned && to_host && bytes ? ring_bytes() : 0),
+        d_out_ring_(pinned && round_trip && bytes ? ring_bytes() : 0),
         d_checksum_(1),
         ready_(chunks),
         done_(pinned ? chunks : 0),
-        written_(to_host ? chunks : 0),
-        drained_(to_host ? chunks : 0) {}
+        written_(round_trip ? chunks : 0),
+        drained_(round_trip ? chunks : 0) {}
 
   std::size_t chunk() const { return chunk_; }
 
@@ -156,17 +157,7 @@ class chunk_feed {
   /// handed on `main` to a kernel that writes it to device memory at out(offset of the chunk).
   template <class Out>
   void enqueue(void* src, cudaStream_t main, Out out) {
-    if (!bytes_) return;
-    if (pinned_) {
-      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
-                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
-                                tr::busy_copy(out(at), slot, n, work_, d_checksum_.data(), on);
-                              });
-    } else {
-      enqueue_pipeline(src, bytes_, chunks_, gpu_, main, copy_.get(), ready_, [&](std::size_t at, std::size_t n, cudaStream_t on) {
-        tr::busy_copy(out(at), static_cast<const std::uint8_t*>(src) + at, n, work_, d_checksum_.data(), on);
-      });
-    }
+    run(src, main, [&](const std::uint8_t* from, std::size_t at, std::size_t n, cudaStream_t on) { busy_copy(out(at), from, n, on); });
   }
 
   /// As enqueue, with each chunk's output brought back to the host into `dst` on a third
@@ -176,30 +167,29 @@ class chunk_feed {
   /// its input (they are about to be overwritten: nothing crosses the link for them), then
   /// prefetched back to the host after its kernel.
   void enqueue_round_trip(void* src, void* dst, cudaStream_t main) {
-    if (!bytes_) return;
+    if (!round_trip_) throw std::logic_error("chunk_feed::enqueue_round_trip on a feed not built for the round trip");
     auto* const out = static_cast<std::uint8_t*>(dst);
-    if (pinned_) {
-      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
-                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
-                                const auto k = static_cast<int>(at / chunk_);
-                                std::uint8_t* const o = d_out_ring_.data() + static_cast<std::size_t>(k % 2) * chunk_;
-                                if (k >= 2) MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(on, drained_[k - 2].get(), 0));
-                                tr::busy_copy(o, slot, n, work_, d_checksum_.data(), on);
-                                back_after(k, on);
-                                MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + at, o, n, cudaMemcpyDeviceToHost, back_.get()));
-                                drained_[k].record(back_.get());
-                              });
-    } else {
-      enqueue_pipeline(
-          src, bytes_, chunks_, gpu_, main, copy_.get(), ready_,
-          [&](std::size_t at, std::size_t n, cudaStream_t on) {
-            const auto k = static_cast<int>(at / chunk_);
-            tr::busy_copy(out + at, static_cast<const std::uint8_t*>(src) + at, n, work_, d_checksum_.data(), on);
-            back_after(k, on);
+    run(
+        src, main,
+        [&](const std::uint8_t* from, std::size_t at, std::size_t n, cudaStream_t on) {
+          const auto k = static_cast<int>(at / chunk_);
+          std::uint8_t* to = out + at;
+          if (pinned_) {
+            to = d_out_ring_.data() + static_cast<std::size_t>(k % 2) * chunk_;
+            if (k >= 2) MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(on, drained_[k - 2].get(), 0));
+          }
+          busy_copy(to, from, n, on);
+          written_[k].record(on);
+          MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(back_.get(), written_[k].get(), 0));
+          if (pinned_) {
+            MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(out + at, to, n, cudaMemcpyDeviceToHost, back_.get()));
+            drained_[k].record(back_.get());
+          } else {
             tr::prefetch(out + at, n, tr::host_location(), back_.get());
-          },
-          [&](std::size_t at, std::size_t n, cudaStream_t copy) { tr::discard_and_prefetch(out + at, n, gpu_, copy); });
-    }
+          }
+        },
+        [&](std::size_t at, std::size_t n, cudaStream_t copy) { tr::discard_and_prefetch(out + at, n, gpu_, copy); });
+    if (!bytes_) return;
     // The launch ends when the last output is back: `main` waits for the stream bringing it.
     joined_.record(back_.get());
     MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, joined_.get(), 0));
@@ -223,13 +213,31 @@ class chunk_feed {
  private:
   std::size_t ring_bytes() const { return static_cast<std::size_t>(std::min(chunks_, 2)) * chunk_; }
 
-  /// The stream bringing outputs back starts on chunk k once its kernel on `on` is done.
-  void back_after(int k, cudaStream_t on) {
-    written_[k].record(on);
-    MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(back_.get(), written_[k].get(), 0));
+  /// The one dispatch of both enqueues: each chunk brought to the GPU by the feed, then
+  /// body(input, offset, length, main), where `input` is the device buffer the pinned feed
+  /// copied the chunk into, or the managed chunk itself, read in place once prefetched; `also`
+  /// runs on the copy stream after each managed chunk's prefetch.
+  template <class Body, class Also = nothing_more>
+  void run(void* src, cudaStream_t main, Body body, Also also = {}) {
+    if (!bytes_) return;
+    if (pinned_) {
+      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
+                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
+                                body(slot, at, n, on);
+                              });
+    } else {
+      enqueue_pipeline(
+          src, bytes_, chunks_, gpu_, main, copy_.get(), ready_,
+          [&](std::size_t at, std::size_t n, cudaStream_t on) { body(static_cast<const std::uint8_t*>(src) + at, at, n, on); },
+          also);
+    }
   }
 
-  bool pinned_;
+  void busy_copy(std::uint8_t* to, const std::uint8_t* from, std::size_t n, cudaStream_t on) {
+    tr::busy_copy(to, from, n, work_, d_checksum_.data(), on);
+  }
+
+  bool pinned_, round_trip_;
   cudaMemLocation gpu_;
   std::size_t bytes_;
   int chunks_;
