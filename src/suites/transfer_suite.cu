@@ -26,6 +26,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace memscope::suites {
 namespace {
@@ -80,12 +82,60 @@ void record_placement(case_state& st, const host_placement& p, const tr::host_me
     st.check(verify_result::fail(fmt::format("the host pages are on NUMA node {}, not {}", on, p.node)));
 }
 
-/// The copy case: one engine moves `bytes` between host memory of one kind and the GPU.
+/// Each direction's own time within launches that run both at once on two streams: an event
+/// at the start and one where each direction ends, for the last `policy::launches` launches
+/// (a ring: the timed launches of a point outnumber the warm-up ones many times).
+class direction_clock {
+ public:
+  struct policy {
+    static constexpr std::size_t launches = 64;
+  };
+  void start(cudaStream_t on) {
+    at_ = next_++ % policy::launches;
+    if (at_ == marks_.size()) marks_.emplace_back();  // events made as launches need them
+    marks_[at_].start.record(on);
+  }
+  void up_done(cudaStream_t on) { marks_[at_].up.record(on); }
+  void down_done(cudaStream_t on) { marks_[at_].down.record(on); }
+
+  /// The median seconds of each direction over the launches recorded (all finished), or
+  /// nothing where none were.
+  std::optional<std::pair<double, double>> medians() const {
+    std::vector<double> up, down;
+    for (const auto& m : marks_) {
+      up.push_back(m.up.seconds_since(m.start));
+      down.push_back(m.down.seconds_since(m.start));
+    }
+    if (up.empty()) return std::nullopt;
+    return std::pair{median_of(up), median_of(down)};
+  }
+
+ private:
+  struct marks {
+    cuda_event start, up, down;
+  };
+  static double median_of(std::vector<double>& v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+  }
+  std::vector<marks> marks_;
+  std::size_t next_ = 0, at_ = 0;
+};
+
+/// The engine of each direction: the copy case's `engine` moves both; the engines case names
+/// one for each (`up`, `down`).
+bool by_sm(case_state& st, const char* direction_axis) {
+  return (st.has_axis("engine") ? st.get_string("engine") : st.get_string(direction_axis)) == "sm_kernel";
+}
+
+/// The copy case: one engine moves `bytes` between host memory of one kind and the GPU, one
+/// way or both at once; the engines case: both ways, each by the engine its axis names.
 void copy_case(case_state& st) {
   const auto kind = *tr::host_kind_from(st.get_string("memory"));
-  const bool sm = st.get_string("engine") == "sm_kernel";
-  const std::string dir = st.get_string("direction");
+  const bool sm_up = by_sm(st, "up"), sm_down = by_sm(st, "down");
+  const std::string dir = st.has_axis("direction") ? st.get_string("direction") : "both";
   const bool up = dir != "d2h", down = dir != "h2d";
+  const bool sm = (up && sm_up) || (down && sm_down);
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
   // The misaligned case: the host buffers start `offset` bytes past their allocation.
   const auto offset = st.has_axis("offset") ? static_cast<std::size_t>(st.get_int("offset")) : 0;
@@ -123,24 +173,31 @@ void copy_case(case_state& st) {
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
 
   stream_fork streams(1);
+  direction_clock clock;
   const auto launch = [&](cudaStream_t main) {
     // Both directions by the SMs: one launch whose blocks split between the two copies.
-    if (sm && up && down) {
+    if (sm_up && sm_down && up && down) {
       tr::sm_copy_both(d_dst.data(), h_src.mapped, h_dst.mapped, d_src.data(), bytes, main);
       return;
     }
     const auto upload = [&](cudaStream_t q) {
-      if (sm) tr::sm_copy(d_dst.data(), h_src.mapped, bytes, q);
+      if (sm_up) tr::sm_copy(d_dst.data(), h_src.mapped, bytes, q);
       else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_dst.data(), h_src.data, bytes, cudaMemcpyHostToDevice, q));
     };
     const auto download = [&](cudaStream_t q) {
-      if (sm) tr::sm_copy(h_dst.mapped, d_src.data(), bytes, q);
+      if (sm_down) tr::sm_copy(h_dst.mapped, d_src.data(), bytes, q);
       else if (bytes) MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_dst.data, d_src.data(), bytes, cudaMemcpyDeviceToHost, q));
     };
-    // Both by the copy engines: the download on a second stream, so the two engines overlap.
-    if (up && down) streams.run(main, {upload, download});
-    else if (up) upload(main);
-    else download(main);
+    // Both ways: the download on a second stream, so that the two engines overlap, each
+    // direction's end marked.
+    if (up && down) {
+      clock.start(main);
+      streams.run(main, {[&](cudaStream_t q) { upload(q), clock.up_done(q); }, [&](cudaStream_t q) { download(q), clock.down_done(q); }});
+    } else if (up) {
+      upload(main);
+    } else {
+      download(main);
+    }
   };
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
@@ -157,6 +214,11 @@ void copy_case(case_state& st) {
   record_placement(st, where, up ? h_src_buffer : h_dst_buffer);
   // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
   st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
+  // Two streams sharing the link: what each direction got of it.
+  if (const auto each = st.result().timed ? clock.medians() : std::nullopt; each && bytes) {
+    st.add_metric("h2d_gbps", static_cast<double>(bytes) / each->first * 1e-9);
+    st.add_metric("d2h_gbps", static_cast<double>(bytes) / each->second * 1e-9);
+  }
 }
 
 /// Overlap: a kernel, an upload and a download of the same size, alone, one after another on
@@ -225,6 +287,38 @@ struct transfer_policy {
   static constexpr std::int64_t latency_bytes = 64 << 10;
 };
 
+std::string engine_short(const std::string& engine) { return engine == "sm_kernel" ? "SM" : "CE"; }
+
+/// The engines case at its largest size: each pairing's total and each direction's share; where
+/// one engine of each ran, each direction against the same direction in the copy engines' pair.
+void engines_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  const auto size = present::largest(v.rows(present::where("engines")), "bytes");
+  std::map<std::pair<std::string, std::string>, const case_result*> by;
+  for (const auto* r : v.rows(present::where("engines", {{"bytes", size}}))) by[{r->string_axis("up"), r->string_axis("down")}] = r;
+  if (by.empty()) return;
+  const auto split = [](const case_result& r) {
+    return r.metric("h2d_gbps") > 0 ? fmt::format(" (h2d {}, d2h {})", gbs(r.metric("h2d_gbps")), gbs(r.metric("d2h_gbps")))
+                                    : std::string(" (one launch)");
+  };
+  std::string line;
+  for (const auto& [engines, r] : by)
+    line += fmt::format("{}{} up + {} down {}{}", line.empty() ? "" : "; ", engine_short(engines.first), engine_short(engines.second),
+                        gbs(r->gbps), split(*r));
+  out.push_back(fmt::format("both ways at once, {} each way from pinned memory: {}", format_bytes(static_cast<double>(size)), line));
+  const auto ce = by.find({"copy_engine", "copy_engine"});
+  if (ce == by.end() || !(ce->second->metric("h2d_gbps") > 0)) return;
+  for (const auto& [engines, r] : by) {
+    if (engines.first == engines.second || !(r->metric("h2d_gbps") > 0)) continue;
+    const bool sm_up = engines.first == "sm_kernel";
+    const char *ce_dir = sm_up ? "d2h" : "h2d", *sm_dir = sm_up ? "h2d" : "d2h";
+    const auto rate = [](const case_result& x, const char* dir) { return x.metric(std::string(dir) + "_gbps"); };
+    out.push_back(fmt::format("the copy engine's {} beside an SM kernel's {}: {:.2f}x its rate beside a second copy engine; the "
+                              "kernel's {} {:.2f}x the copy engine's there (together {:.2f}x the two copy engines)",
+                              ce_dir, sm_dir, rate(*r, ce_dir) / rate(*ce->second, ce_dir), sm_dir,
+                              rate(*r, sm_dir) / rate(*ce->second, sm_dir), r->gbps / ce->second->gbps));
+  }
+}
+
 /// Best figure per (engine, memory, direction) at the largest size, against the link; the SM
 /// kernel against the copy engine; small-copy latency; overlap.
 void transfer_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -286,6 +380,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
       numa += fmt::format("{}{} {} {} {:.2f}x", numa.empty() ? "" : "; ", r->string_axis("memory"),
                           r->string_axis("engine") == "sm_kernel" ? "SM" : "CE", r->string_axis("direction"), r->metric("vs_near"));
   if (!numa.empty()) out.push_back("host memory on the far NUMA node against the near one: " + numa);
+  engines_findings(v, out);
   std::map<std::string, double> t;
   for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
   if (t.count("overlapped") && t.count("serial") && t.count("kernel") && t.count("h2d") && t.count("d2h")) {
@@ -383,6 +478,16 @@ void register_transfer(registry& reg) {
       .baseline("offset", std::int64_t{0}, "vs_aligned")
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
       .footprint(copy_footprint);
+  s.add("engines", copy_case)
+      .summary("both directions at once from pinned memory, each by its own engine: two copy engines, two SM copies in one "
+               "launch, or one of each (h2d_gbps, d2h_gbps: what each direction got of the link)")
+      .axis(axis::strings("up", {"copy_engine", "sm_kernel"}, "what moves host to device: cudaMemcpyAsync, or a kernel reading mapped host memory"))
+      .axis(axis::strings("down", {"copy_engine", "sm_kernel"}, "what moves device to host: cudaMemcpyAsync, or a kernel writing mapped host memory"))
+      .axis(axis::strings("memory", {"pinned"}, "cudaHostAlloc"))
+      .axis(axis::pow2("bytes", {28, 30}, "bytes per direction")
+                .with_quick({std::int64_t{1} << 26})
+                .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}}))
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("overlap", overlap_case)
       .summary("a device-memory kernel, an upload and a download (pinned): alone, on one stream, on three")
       .axis(axis::strings("work", {"kernel", "h2d", "d2h", "serial", "overlapped"}, "what one launch enqueues"))
@@ -403,6 +508,10 @@ void register_transfer(registry& reg) {
                                 present::label_axes({"direction", "engine", "offset"}),
                                 [](const case_result& r) { return r.int_axis("offset").value_or(0) == 0; }, "the same engine aligned",
                                 "misaligned", "GB/s (bytes over the link / median time)"))
+      .chart(present::link_bars("Both ways at once from pinned memory, {fixed} each way, each way by its own engine",
+                                present::label_axes({"up", "down"}),
+                                [](const case_result& r) { return r.string_axis("up") == "copy_engine" && r.string_axis("down") == "copy_engine"; },
+                                "two copy engines", "engines", "GB/s (bytes over the link both ways / median time)"))
       .finding(transfer_findings);
   s.fact(advise::question::host_transfer, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
   s.fact(advise::question::zero_copy, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);

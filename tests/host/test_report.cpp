@@ -714,6 +714,31 @@ TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
       << findings;
 }
 
+// Both ways at once, each by its own engine: the finding gives each pairing's total and
+// split, and each mixed pairing's directions against the two copy engines'.
+TEST(Findings, EachPairingOfEnginesBothWaysAgainstTwoCopyEngines) {
+  const auto both = [](const char* up, const char* down, double seconds, double h2d, double d2h) {
+    auto r = row("transfer", "engines",
+                 {{"up", std::string(up)}, {"down", std::string(down)}, {"memory", std::string("pinned")}, {"bytes", std::int64_t{1} << 30}},
+                 seconds);
+    if (h2d > 0) r.metrics["h2d_gbps"] = h2d, r.metrics["d2h_gbps"] = d2h;
+    return r;
+  };
+  const auto d = doc_with({both("copy_engine", "copy_engine", 2e-5, 50, 55), both("sm_kernel", "sm_kernel", 2.5e-5, 0, 0),
+                           both("copy_engine", "sm_kernel", 4e-5, 25, 52)});
+  std::string findings;
+  for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
+  EXPECT_NE(findings.find("both ways at once, 1.0 GiB each way from pinned memory: CE up + CE down 104.9 GB/s (h2d 50.0 GB/s, d2h "
+                          "55.0 GB/s); CE up + SM down 52.4 GB/s (h2d 25.0 GB/s, d2h 52.0 GB/s); SM up + SM down 83.9 GB/s (one "
+                          "launch)\n"),
+            std::string::npos)
+      << findings;
+  EXPECT_NE(findings.find("the copy engine's h2d beside an SM kernel's d2h: 0.50x its rate beside a second copy engine; the kernel's "
+                          "d2h 0.95x the copy engine's there (together 0.50x the two copy engines)\n"),
+            std::string::npos)
+      << findings;
+}
+
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
 // there is no figure instead of suggesting the suite was never run.
 TEST(Advise, ASuiteSkippedInTheProfileSaysWhy) {
