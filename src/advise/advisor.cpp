@@ -160,7 +160,7 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
          "cudaMemPrefetchAsync the next chunk instead. About sqrt(T / c) chunks, T the shorter of the transfer and the "
          "kernels' time, c the fixed cost of one piece: microseconds for a copy, tens for a prefetch, so copies pipeline "
          "finer. Results go back the same way: kernels write into two more device buffers, each copied to pinned memory on a "
-         "third stream (the link carries both directions at once); with managed memory, write results into pages that "
+         "third stream (the link carries both directions at once), not written by the kernels into mapped pinned memory, which takes the link from the copy engine bringing the next chunks in; with managed memory, write results into pages that "
          "prefer the host and are mapped by the GPU (preferred location host, accessed-by the GPU) rather than prefetch "
          "them back, which the driver migrates far slower than it brings pages in. Never let kernels fault their way "
          "through",
@@ -172,12 +172,15 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
     log.cite(question::managed_migration, at);
     log.cite(question::prefetch_chunks);
     log.cite(question::oversubscription);
+    log.cite(question::mixed_engines);
     return a;
   }
   if (q.origin == host_origin::every_iteration) {
     a = {"host/every-iteration", "pinned host memory (cudaHostAlloc), copied asynchronously",
          "double-buffered cudaMemcpyAsync on a copy stream so each upload overlaps the previous iteration's kernel; a "
-         "kernel reading mapped pinned memory directly (zero-copy) where each byte is read once, coalesced",
+         "kernel reading mapped pinned memory directly (zero-copy) where each byte is read once, coalesced, but not while "
+         "a copy engine moves data the other way, which then loses much of its rate: each direction by its own copy "
+         "engine, or both by kernels",
          "data the host produces anew each iteration crosses the link every time: pinned memory moves at the link's "
          "speed, pageable memory is staged through a bounce buffer, and overlap hides the copies behind compute",
          {}, "memscope/transfer/host_memory.hpp", ""};
@@ -185,6 +188,7 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
     log.cite(question::host_transfer, at);
     log.cite(question::copy_overlap);
     log.cite(question::zero_copy);
+    log.cite(question::mixed_engines);
     return a;
   }
   a = {"host/once", "device memory, filled once from pinned (or cudaHostRegister'ed) host memory",

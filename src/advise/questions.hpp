@@ -51,6 +51,9 @@ inline constexpr const char* misaligned_store_cost = "misaligned_store_cost";
 inline constexpr const char* host_transfer = "host_transfer";
 /// A kernel reading mapped pinned host memory (zero-copy) against the copy engine.
 inline constexpr const char* zero_copy = "zero_copy";
+/// Both ways at once, one way by a kernel on mapped memory and the other by the copy engine,
+/// against two copy engines.
+inline constexpr const char* mixed_engines = "mixed_engines";
 /// A kernel, an upload and a download on separate streams against one stream.
 inline constexpr const char* copy_overlap = "copy_overlap";
 /// Managed memory at `at` bytes: a prefetch and the page-fault path against a pinned copy.

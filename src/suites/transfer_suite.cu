@@ -289,12 +289,21 @@ struct transfer_policy {
 
 std::string engine_short(const std::string& engine) { return engine == "sm_kernel" ? "SM" : "CE"; }
 
+/// The engines case's rows at its largest size, by (up, down) engine.
+struct engine_pairings {
+  std::int64_t size = 0;
+  std::map<std::pair<std::string, std::string>, const case_result*> by;
+  static engine_pairings at_largest(const present::suite_view& v) {
+    engine_pairings p{present::largest(v.rows(present::where("engines")), "bytes"), {}};
+    for (const auto* r : v.rows(present::where("engines", {{"bytes", p.size}}))) p.by[{r->string_axis("up"), r->string_axis("down")}] = r;
+    return p;
+  }
+};
+
 /// The engines case at its largest size: each pairing's total and each direction's share; where
 /// one engine of each ran, each direction against the same direction in the copy engines' pair.
 void engines_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  const auto size = present::largest(v.rows(present::where("engines")), "bytes");
-  std::map<std::pair<std::string, std::string>, const case_result*> by;
-  for (const auto* r : v.rows(present::where("engines", {{"bytes", size}}))) by[{r->string_axis("up"), r->string_axis("down")}] = r;
+  const auto [size, by] = engine_pairings::at_largest(v);
   if (by.empty()) return;
   const auto split = [](const case_result& r) {
     return r.metric("h2d_gbps") > 0 ? fmt::format(" (h2d {}, d2h {})", gbs(r.metric("h2d_gbps")), gbs(r.metric("d2h_gbps")))
@@ -431,6 +440,28 @@ std::optional<present::fact_value> overlap_fact(const present::suite_view& v, st
                              t["serial"] / t["overlapped"], "", ""};
 }
 
+/// The engines case at its largest size: a copy engine's direction beside a kernel's the other
+/// way, against the same direction beside a second copy engine (the lower of the two pairings).
+std::optional<present::fact_value> mixed_engines_fact(const present::suite_view& v, std::optional<double>) {
+  const auto [size, by] = engine_pairings::at_largest(v);
+  const auto ce = by.find({"copy_engine", "copy_engine"});
+  if (ce == by.end() || !(ce->second->metric("h2d_gbps") > 0)) return std::nullopt;
+  std::optional<present::fact_value> f;
+  for (const auto& [engines, r] : by) {
+    if (engines.first == engines.second || !(r->metric("h2d_gbps") > 0)) continue;
+    const std::string ce_dir = engines.first == "sm_kernel" ? "d2h" : "h2d";
+    const double kept = r->metric(ce_dir + "_gbps") / ce->second->metric(ce_dir + "_gbps");
+    if (f && f->value <= kept) continue;
+    f = present::fact_value{fmt::format("both ways at once, {} each way: the copy engine's {} beside a kernel moving the other "
+                                        "way through mapped memory {} ({:.2f}x its rate beside a second copy engine); the two "
+                                        "together {} against {} for two copy engines",
+                                        format_bytes(static_cast<double>(size)), ce_dir, gbs(r->metric(ce_dir + "_gbps")), kept,
+                                        gbs(r->gbps), gbs(ce->second->gbps)),
+                            kept, "", ""};
+  }
+  return f;
+}
+
 // The copy and numa cases move the same copies: one declaration of their shared axes.
 axis engine_axis() {
   return axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory");
@@ -515,6 +546,8 @@ void register_transfer(registry& reg) {
       .finding(transfer_findings);
   s.fact(advise::question::host_transfer, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
   s.fact(advise::question::zero_copy, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);
+  s.fact(advise::question::mixed_engines, "a copy engine beside a kernel moving the other way through mapped memory, against two copy engines",
+         mixed_engines_fact);
   s.fact(advise::question::copy_overlap, "copies and a kernel on three streams against one", overlap_fact);
 }
 

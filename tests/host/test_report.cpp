@@ -737,6 +737,18 @@ TEST(Findings, EachPairingOfEnginesBothWaysAgainstTwoCopyEngines) {
                           "d2h 0.95x the copy engine's there (together 0.50x the two copy engines)\n"),
             std::string::npos)
       << findings;
+  // Data the host sends every iteration: the advice warns against mixing, with the figure.
+  advise::query q;
+  q.origin = advise::host_origin::every_iteration;
+  const auto a = advise::advise_host(q, &d, builtin_registry());
+  EXPECT_NE(a.technique.find("not while a copy engine moves data the other way"), std::string::npos) << a.technique;
+  std::string evidence;
+  for (const auto& e : a.evidence) evidence += e + "\n";
+  EXPECT_NE(evidence.find("both ways at once, 1.0 GiB each way: the copy engine's h2d beside a kernel moving the other way through "
+                          "mapped memory 25.0 GB/s (0.50x its rate beside a second copy engine); the two together 52.4 GB/s "
+                          "against 104.9 GB/s for two copy engines"),
+            std::string::npos)
+      << evidence;
 }
 
 // A profile made on a one-GPU machine holds the peer points as skips: the answer says why
