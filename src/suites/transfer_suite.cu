@@ -84,7 +84,7 @@ void record_placement(case_state& st, const host_placement& p, const tr::host_me
 
 /// Each direction's own time within launches that run both at once on two streams: an event
 /// at the start and one where each direction ends, for the last `policy::launches` launches
-/// (a ring: the timed launches of a point outnumber the warm-up ones many times).
+/// since reset() (a ring: the timed launches of a point outnumber the warm-up ones).
 class direction_clock {
  public:
   struct policy {
@@ -95,6 +95,8 @@ class direction_clock {
     if (at_ == marks_.size()) marks_.emplace_back();  // events made as launches need them
     marks_[at_].start.record(on);
   }
+  /// Forgets the launches so far (the verification's, before the timing); keeps the events.
+  void reset() { next_ = 0; }
   void up_done(cudaStream_t on) { marks_[at_].up.record(on); }
   void down_done(cudaStream_t on) { marks_[at_].down.record(on); }
 
@@ -102,9 +104,9 @@ class direction_clock {
   /// nothing where none were.
   std::optional<std::pair<double, double>> medians() const {
     std::vector<double> up, down;
-    for (const auto& m : marks_) {
-      up.push_back(m.up.seconds_since(m.start));
-      down.push_back(m.down.seconds_since(m.start));
+    for (std::size_t k = 0; k < std::min(next_, marks_.size()); ++k) {
+      up.push_back(marks_[k].up.seconds_since(marks_[k].start));
+      down.push_back(marks_[k].down.seconds_since(marks_[k].start));
     }
     if (up.empty()) return std::nullopt;
     return std::pair{median_of(up), median_of(down)};
@@ -213,6 +215,7 @@ void copy_case(case_state& st) {
   record_host_link(st, link, up + down);
   record_placement(st, where, up ? h_src_buffer : h_dst_buffer);
   // A copy from or to pageable memory stages through a pinned buffer and waits for the host.
+  clock.reset();
   st.exec(launch, !sm && kind == tr::host_kind::pageable ? exec_tag::sync : exec_tag::held);
   // Two streams sharing the link: what each direction got of it.
   if (const auto each = st.result().timed ? clock.medians() : std::nullopt; each && bytes) {
