@@ -6,6 +6,7 @@
 
 #include "advise/questions.hpp"
 #include "harness/state.hpp"
+#include "harness/stats.hpp"
 #include "harness/suite.hpp"
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
@@ -116,10 +117,6 @@ class direction_clock {
   struct marks {
     cuda_event start, up, down;
   };
-  static double median_of(std::vector<double>& v) {
-    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-    return v[v.size() / 2];
-  }
   std::vector<marks> marks_;
   std::size_t next_ = 0, at_ = 0;
 };
@@ -292,43 +289,63 @@ struct transfer_policy {
 
 std::string engine_short(const std::string& engine) { return engine == "sm_kernel" ? "SM" : "CE"; }
 
-/// The engines case's rows at its largest size, by (up, down) engine.
+/// The engines case's rows at its largest size, by (up, down) engine, and what each pairing of
+/// one engine each did against the two copy engines.
 struct engine_pairings {
+  using engines = std::pair<std::string, std::string>;
   std::int64_t size = 0;
-  std::map<std::pair<std::string, std::string>, const case_result*> by;
+  std::map<engines, const case_result*> by;
+
   static engine_pairings at_largest(const present::suite_view& v) {
     engine_pairings p{present::largest(v.rows(present::where("engines")), "bytes"), {}};
     for (const auto* r : v.rows(present::where("engines", {{"bytes", p.size}}))) p.by[{r->string_axis("up"), r->string_axis("down")}] = r;
     return p;
+  }
+  static double rate(const case_result& r, const std::string& dir) { return r.metric(dir + "_gbps"); }
+  static bool split(const case_result& r) { return rate(r, "h2d") > 0; }
+
+  /// A pairing of one engine each against the two copy engines, direction by direction.
+  struct mixed {
+    const case_result* row;
+    std::string ce_dir, sm_dir;
+    double ce_kept, sm_against_ce;  // each direction's rate against the same direction by a copy engine beside another
+  };
+  std::vector<mixed> mixed_pairings() const {
+    std::vector<mixed> out;
+    const auto ce = by.find({"copy_engine", "copy_engine"});
+    if (ce == by.end() || !split(*ce->second)) return out;
+    for (const auto& [e, r] : by) {
+      if (e.first == e.second || !split(*r)) continue;
+      const bool sm_up = e.first == "sm_kernel";
+      const std::string ce_dir = sm_up ? "d2h" : "h2d", sm_dir = sm_up ? "h2d" : "d2h";
+      out.push_back({r, ce_dir, sm_dir, rate(*r, ce_dir) / rate(*ce->second, ce_dir), rate(*r, sm_dir) / rate(*ce->second, sm_dir)});
+    }
+    return out;
+  }
+  const case_result* copy_engines() const {
+    const auto ce = by.find({"copy_engine", "copy_engine"});
+    return ce == by.end() ? nullptr : ce->second;
   }
 };
 
 /// The engines case at its largest size: each pairing's total and each direction's share; where
 /// one engine of each ran, each direction against the same direction in the copy engines' pair.
 void engines_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  const auto [size, by] = engine_pairings::at_largest(v);
-  if (by.empty()) return;
+  const auto p = engine_pairings::at_largest(v);
+  if (p.by.empty()) return;
   const auto split = [](const case_result& r) {
-    return r.metric("h2d_gbps") > 0 ? fmt::format(" (h2d {}, d2h {})", gbs(r.metric("h2d_gbps")), gbs(r.metric("d2h_gbps")))
-                                    : std::string(" (one launch)");
+    return engine_pairings::split(r) ? fmt::format(" (h2d {}, d2h {})", gbs(engine_pairings::rate(r, "h2d")), gbs(engine_pairings::rate(r, "d2h")))
+                                     : std::string(" (one launch)");
   };
   std::string line;
-  for (const auto& [engines, r] : by)
+  for (const auto& [engines, r] : p.by)
     line += fmt::format("{}{} up + {} down {}{}", line.empty() ? "" : "; ", engine_short(engines.first), engine_short(engines.second),
                         gbs(r->gbps), split(*r));
-  out.push_back(fmt::format("both ways at once, {} each way from pinned memory: {}", format_bytes(static_cast<double>(size)), line));
-  const auto ce = by.find({"copy_engine", "copy_engine"});
-  if (ce == by.end() || !(ce->second->metric("h2d_gbps") > 0)) return;
-  for (const auto& [engines, r] : by) {
-    if (engines.first == engines.second || !(r->metric("h2d_gbps") > 0)) continue;
-    const bool sm_up = engines.first == "sm_kernel";
-    const char *ce_dir = sm_up ? "d2h" : "h2d", *sm_dir = sm_up ? "h2d" : "d2h";
-    const auto rate = [](const case_result& x, const char* dir) { return x.metric(std::string(dir) + "_gbps"); };
+  out.push_back(fmt::format("both ways at once, {} each way from pinned memory: {}", format_bytes(static_cast<double>(p.size)), line));
+  for (const auto& m : p.mixed_pairings())
     out.push_back(fmt::format("the copy engine's {} beside an SM kernel's {}: {:.2f}x its rate beside a second copy engine; the "
                               "kernel's {} {:.2f}x the copy engine's there (together {:.2f}x the two copy engines)",
-                              ce_dir, sm_dir, rate(*r, ce_dir) / rate(*ce->second, ce_dir), sm_dir,
-                              rate(*r, sm_dir) / rate(*ce->second, sm_dir), r->gbps / ce->second->gbps));
-  }
+                              m.ce_dir, m.sm_dir, m.ce_kept, m.sm_dir, m.sm_against_ce, m.row->gbps / p.copy_engines()->gbps));
 }
 
 /// Best figure per (engine, memory, direction) at the largest size, against the link; the SM
@@ -352,7 +369,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
       const auto rows = v.rows(present::where("copy", {{"direction", std::string(dir)}, {"memory", std::string(mem)},
                                                       {"bytes", size}}));
       for (const auto* r : rows) {
-        line += fmt::format("{}{} {} {}", line.empty() ? "" : "; ", mem, r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+        line += fmt::format("{}{} {} {}", line.empty() ? "" : "; ", mem, engine_short(r->string_axis("engine")),
                             gbs(r->gbps));
         if (r->metric(link_gbps_metric) > 0) line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric(link_gbps_metric));
       }
@@ -382,7 +399,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
     std::string line;
     for (const auto* r : v.rows(present::where("misaligned", {{"direction", std::string(dir)}})))
       if (const auto offset = r->int_axis("offset").value_or(0); offset != 0 && r->metric("vs_aligned") > 0)
-        line += fmt::format("{}{} +{} B {:.2f}x", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+        line += fmt::format("{}{} +{} B {:.2f}x", line.empty() ? "" : "; ", engine_short(r->string_axis("engine")),
                             offset, r->metric("vs_aligned"));
     if (!line.empty()) out.push_back(fmt::format("{} from a pinned buffer off alignment, against the same engine aligned: {}", dir, line));
   }
@@ -390,7 +407,7 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   for (const auto* r : v.rows(present::where("numa", {{"node", std::string("far")}})))
     if (r->metric("vs_near") > 0)
       numa += fmt::format("{}{} {} {} {:.2f}x", numa.empty() ? "" : "; ", r->string_axis("memory"),
-                          r->string_axis("engine") == "sm_kernel" ? "SM" : "CE", r->string_axis("direction"), r->metric("vs_near"));
+                          engine_short(r->string_axis("engine")), r->string_axis("direction"), r->metric("vs_near"));
   if (!numa.empty()) out.push_back("host memory on the far NUMA node against the near one: " + numa);
   engines_findings(v, out);
   std::map<std::string, double> t;
@@ -446,23 +463,17 @@ std::optional<present::fact_value> overlap_fact(const present::suite_view& v, st
 /// The engines case at its largest size: a copy engine's direction beside a kernel's the other
 /// way, against the same direction beside a second copy engine (the lower of the two pairings).
 std::optional<present::fact_value> mixed_engines_fact(const present::suite_view& v, std::optional<double>) {
-  const auto [size, by] = engine_pairings::at_largest(v);
-  const auto ce = by.find({"copy_engine", "copy_engine"});
-  if (ce == by.end() || !(ce->second->metric("h2d_gbps") > 0)) return std::nullopt;
-  std::optional<present::fact_value> f;
-  for (const auto& [engines, r] : by) {
-    if (engines.first == engines.second || !(r->metric("h2d_gbps") > 0)) continue;
-    const std::string ce_dir = engines.first == "sm_kernel" ? "d2h" : "h2d";
-    const double kept = r->metric(ce_dir + "_gbps") / ce->second->metric(ce_dir + "_gbps");
-    if (f && f->value <= kept) continue;
-    f = present::fact_value{fmt::format("both ways at once, {} each way: the copy engine's {} beside a kernel moving the other "
-                                        "way through mapped memory {} ({:.2f}x its rate beside a second copy engine); the two "
-                                        "together {} against {} for two copy engines",
-                                        format_bytes(static_cast<double>(size)), ce_dir, gbs(r->metric(ce_dir + "_gbps")), kept,
-                                        gbs(r->gbps), gbs(ce->second->gbps)),
-                            kept, "", ""};
-  }
-  return f;
+  const auto p = engine_pairings::at_largest(v);
+  const auto mixed = p.mixed_pairings();
+  const auto worst = std::min_element(mixed.begin(), mixed.end(), [](const auto& a, const auto& b) { return a.ce_kept < b.ce_kept; });
+  if (worst == mixed.end()) return std::nullopt;
+  return present::fact_value{fmt::format("both ways at once, {} each way: the copy engine's {} beside a kernel moving the other way "
+                                         "through mapped memory {} ({:.2f}x its rate beside a second copy engine); the two together "
+                                         "{} against {} for two copy engines",
+                                         format_bytes(static_cast<double>(p.size)), worst->ce_dir,
+                                         gbs(engine_pairings::rate(*worst->row, worst->ce_dir)), worst->ce_kept, gbs(worst->row->gbps),
+                                         gbs(p.copy_engines()->gbps)),
+                             worst->ce_kept, "", ""};
 }
 
 // The copy and numa cases move the same copies: one declaration of their shared axes.
