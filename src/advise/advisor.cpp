@@ -23,7 +23,7 @@ class evidence_log {
   std::optional<present::fact_value> ask(const char* question, std::optional<double> at = std::nullopt) const {
     const auto& f = fact(question);
     if (!doc_) return std::nullopt;
-    return f.eval(present::suite_view{*doc_, f.suite}, at);
+    return f.eval(f.view(*doc_), at);
   }
 
   std::optional<present::fact_value> cite(const char* question, std::optional<double> at = std::nullopt) {
@@ -33,6 +33,8 @@ class evidence_log {
   }
 
   /// Adds an answer already asked for to the evidence, and its suite to those that show it.
+  /// Where the profile cannot answer, names the cases that would: `memscope run transfer/engines`,
+  /// not the whole suite.
   void record(const char* question, const std::optional<present::fact_value>& v) {
     const auto& f = fact(question);
     if (std::find(suites_.begin(), suites_.end(), f.suite) == suites_.end()) {
@@ -41,37 +43,43 @@ class evidence_log {
     }
     if (v)
       a_.evidence.push_back(v->text + (v->nearest_note.empty() ? "" : " [" + v->nearest_note + "]") +
-                            fmt::format(" (measured on {} ({}))", doc_->device.name, measured_when(f.suite)));
-    else if (const auto* why = skip_reason(f.suite))
+                            fmt::format(" (measured on {} ({}))", doc_->device.name, measured_when(f)));
+    else if (const auto* why = skip_reason(f))
       a_.evidence.push_back(fmt::format("not measured in this profile: its `{}` points were skipped ({}); `memscope run {}` "
                                         "measures it on your GPU",
-                                        f.suite, *why, f.suite));
+                                        f.run_patterns(), *why, f.run_patterns()));
     else
-      a_.evidence.push_back(fmt::format("not in this profile: `memscope run {}` measures it on your GPU", f.suite));
+      a_.evidence.push_back(fmt::format("not in this profile: `memscope run {}` measures it on your GPU", f.run_patterns()));
   }
 
  private:
-  /// Where the profile holds the suite's rows but every one was skipped (peer on a one-GPU
+  /// The profile's rows of the cases the fact reads.
+  std::vector<const case_result*> rows_of(const present::fact_def& f) const {
+    std::vector<const case_result*> out;
+    if (!doc_) return out;
+    for (const auto& r : doc_->results)
+      if (r.suite == f.suite && std::find(f.cases.begin(), f.cases.end(), r.name) != f.cases.end()) out.push_back(&r);
+    return out;
+  }
+
+  /// Where the profile holds the fact's rows but every one was skipped (peer on a one-GPU
   /// machine): the first row's reason.
-  const std::string* skip_reason(const std::string& suite) const {
-    if (!doc_) return nullptr;
+  const std::string* skip_reason(const present::fact_def& f) const {
     const std::string* why = nullptr;
-    for (const auto& r : doc_->results) {
-      if (r.suite != suite) continue;
-      if (r.status != case_status::skipped) return nullptr;
-      if (!why) why = &r.message;
+    for (const auto* r : rows_of(f)) {
+      if (r->status != case_status::skipped) return nullptr;
+      if (!why) why = &r->message;
     }
     return why;
   }
 
-  /// When the suite's rows were measured: in a merged document (the bundled profile), the
+  /// When the fact's rows were measured: in a merged document (the bundled profile), the
   /// dates of the runs they come from, not the merge's header (a suite measured on 12-01 and
   /// merged on 12-02 says 12-01).
-  std::string measured_when(const std::string& suite) const {
+  std::string measured_when(const present::fact_def& f) const {
     std::string first, last;
-    for (const auto& r : doc_->results) {
-      if (r.suite != suite) continue;
-      const std::string& when = r.source < doc_->sources.size() ? doc_->sources[r.source].created_utc : doc_->created_utc;
+    for (const auto* r : rows_of(f)) {
+      const std::string& when = r->source < doc_->sources.size() ? doc_->sources[r->source].created_utc : doc_->created_utc;
       const std::string day = when.substr(0, 10);
       if (first.empty() || day < first) first = day;
       if (last.empty() || day > last) last = day;

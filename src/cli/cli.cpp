@@ -120,11 +120,26 @@ int do_info(int device, bool as_json) {
   return exit_ok;
 }
 
-int do_list(const std::vector<std::string>& patterns) {
+/// The advice facts whose cases the patterns select: what `memscope advise` cites, and which
+/// cases measure each.
+int list_facts(const registry& reg, const std::vector<const case_def*>& cases) {
+  std::cout << fmt::format("{:<30} {:<36} {}\n", "fact (memscope advise cites it)", "measured by (memscope run ...)", "what it answers");
+  for (const auto& s : reg.suite_infos())
+    for (const auto& f : s.facts) {
+      const bool selected = std::any_of(cases.begin(), cases.end(), [&](const case_def* c) {
+        return c->suite == f.suite && std::find(f.cases.begin(), f.cases.end(), c->name) != f.cases.end();
+      });
+      if (selected) std::cout << fmt::format("{:<30} {:<36} {}\n", f.name, f.run_patterns(), f.description);
+    }
+  return exit_ok;
+}
+
+int do_list(const std::vector<std::string>& patterns, bool facts) {
   const auto& reg = builtin_registry();
   const auto cases = reg.select(patterns);
   const auto defaults = default_suites();
   std::cout << "memscope " << tool_version << ", built for CUDA architectures " << cuda_architectures << '\n';
+  if (facts) return list_facts(reg, cases);
   std::string suite;
   for (const case_def* c : cases) {
     if (c->suite != suite) {
@@ -745,6 +760,8 @@ int run_cli(int argc, char** argv) {
   std::vector<std::string> list_patterns;
   auto* list = app.add_subcommand("list", "list suites, cases and their axes (needs no GPU)");
   list->add_option("patterns", list_patterns, "suites or suite/case globs");
+  bool list_facts_flag = false;
+  list->add_flag("--facts", list_facts_flag, "list the advice facts these cases measure, not the cases");
 
   run_flags rf;
   auto* run = app.add_subcommand("run", "verify and time cases; prints a table, optionally writes JSON/CSV/Markdown");
@@ -847,7 +864,7 @@ int run_cli(int argc, char** argv) {
   const std::string command = join_args(argc, argv);
   try {
     if (*info) return do_info(info_device, info_json);
-    if (*list) return do_list(list_patterns);
+    if (*list) return do_list(list_patterns, list_facts_flag);
     if (*run) return rf.resume_path.empty() ? do_run(rf, false, command) : do_resume(rf, command);
     if (*verify) return do_run(vf, true, command);
     if (*rep) return do_report(report_files, report_html, report_md);

@@ -1,5 +1,6 @@
 #include "harness/suite.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -57,12 +58,19 @@ suite& suite::finding(present::finding_rule r) {
   return *this;
 }
 
-suite& suite::fact(std::string name, std::string description,
+suite& suite::fact(std::string name, std::vector<std::string> cases, std::string description,
                    std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval) {
   if (reg_.find_fact(name)) throw std::logic_error("fact " + name + " declared twice");
+  if (cases.empty()) throw std::logic_error("fact " + name + " names no case it reads");
+  for (const auto& c : cases) {
+    const auto& all = reg_.cases();
+    if (std::none_of(all.begin(), all.end(), [&](const case_def& d) { return d.suite == name_ && d.name == c; }))
+      throw std::logic_error("fact " + name + " reads " + name_ + "/" + c + ", which is not a case of the suite");
+  }
   present::fact_def f;
   f.name = std::move(name);
   f.suite = name_;
+  f.cases = std::move(cases);
   f.description = std::move(description);
   f.eval = std::move(eval);
   reg_.suite(name_).facts.push_back(std::move(f));

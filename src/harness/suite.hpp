@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace memscope {
 
@@ -45,7 +46,9 @@ class suite {
   case_builder add(std::string case_name, std::function<void(case_state&)> body);
   suite& chart(present::chart_spec c);
   suite& finding(present::finding_rule r);
-  suite& fact(std::string name, std::string description,
+  /// An advice fact computed from the rows of `cases` (cases of this suite, registered before;
+  /// the eval sees no other rows). Throws std::logic_error on a duplicate name or an unknown case.
+  suite& fact(std::string name, std::vector<std::string> cases, std::string description,
               std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval);
   suite& upgrade(std::function<void(case_result&, int from_version)> f);
   const std::string& name() const { return name_; }

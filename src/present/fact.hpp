@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace memscope::present {
 
@@ -23,9 +24,21 @@ struct fact_value {
 struct fact_def {
   std::string name;
   std::string suite;        // filled in by the suite that declares it
+  /// The suite's cases whose rows it reads: all it sees of the suite, and what `memscope run`
+  /// needs to measure it (never empty: the suite checks each names one of its cases).
+  std::vector<std::string> cases;
   std::string description;  // what it answers, for `memscope list --facts` and docs
   /// `at`: the size the question is about (bytes, bins...), when it has one.
   std::function<std::optional<fact_value>(const suite_view&, std::optional<double> at)> eval;
+
+  /// The rows it may read.
+  suite_view view(const results_doc& doc) const { return suite_view{doc, suite, cases}; }
+  /// What `memscope run` takes to measure it: "transfer/engines", "managed/access managed/stream".
+  std::string run_patterns() const {
+    std::string out;
+    for (const auto& c : cases) out += (out.empty() ? "" : " ") + suite + "/" + c;
+    return out;
+  }
 };
 
 }  // namespace memscope::present

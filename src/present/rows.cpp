@@ -14,6 +14,13 @@ row_list select(const results_doc& doc, const std::string& suite, const row_pred
   return out;
 }
 
+row_list suite_view::rows(const row_pred& keep) const {
+  if (cases.empty()) return select(doc, suite, keep);
+  return select(doc, suite, [&](const case_result& r) {
+    return std::find(cases.begin(), cases.end(), r.name) != cases.end() && (!keep || keep(r));
+  });
+}
+
 row_list filter(const row_list& rows, const row_pred& keep) {
   row_list out;
   for (const auto* r : rows)

@@ -61,8 +61,11 @@ std::optional<line_fit> fit_line(const std::vector<std::pair<double, double>>& p
 struct suite_view {
   const results_doc& doc;
   std::string suite;
-  /// The suite's usable rows that `keep` accepts.
-  row_list rows(const row_pred& keep = {}) const { return select(doc, suite, keep); }
+  /// Where not empty, only these cases' rows: an advice fact sees the cases it says it reads, so
+  /// the advisor can name them (`memscope run transfer/engines`) and no undeclared row feeds it.
+  std::vector<std::string> cases = {};
+  /// The suite's usable rows (of `cases`, where given) that `keep` accepts.
+  row_list rows(const row_pred& keep = {}) const;
 };
 
 /// A label from axis values: string axes as their value, integer axes as name=value.

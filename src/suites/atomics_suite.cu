@@ -337,7 +337,7 @@ void register_atomics(registry& reg) {
   lat.y = present::metric_of("cycles_per_atomic");
   lat.y_label = "cycles per atomic (lower is better)";
   s.chart(tp).chart(types).chart(agg).chart(lat).finding(atomics_findings);
-  s.fact(advise::question::atomic_contention, "atomics at low and full contention, and what warp aggregation buys", contention_fact);
+  s.fact(advise::question::atomic_contention, {"throughput", "aggregation"}, "atomics at low and full contention, and what warp aggregation buys", contention_fact);
 }
 
 }  // namespace memscope::suites

@@ -210,7 +210,7 @@ void register_bandwidth(registry& reg) {
   c.fixed_axis = "bytes";
   c.fixed_is_bytes = true;
   s.chart(c).finding(bandwidth_findings);
-  s.fact(advise::question::streaming_read, "coalesced 16-byte reads streaming from DRAM",
+  s.fact(advise::question::streaming_read, {"read"}, "coalesced 16-byte reads streaming from DRAM",
          [](const present::suite_view& v, std::optional<double>) -> std::optional<present::fact_value> {
            const auto rows = v.rows(present::where("read", {{"type", std::string("f32x4")}}));
            const auto* r = present::best_by(rows, [&](const case_result& x) {

@@ -332,7 +332,7 @@ void register_cache_control(registry& reg) {
              [](const case_result& r) { return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0)); },
              "layout", "packed120", "packed 120-byte records");
   s.finding(cache_control_findings);
-  s.fact(advise::question::l2_persisting_window, "an L2 persisting window over a hot table of N bytes", persisting_window_fact);
+  s.fact(advise::question::l2_persisting_window, {"persistence"}, "an L2 persisting window over a hot table of N bytes", persisting_window_fact);
 }
 
 }  // namespace memscope::suites

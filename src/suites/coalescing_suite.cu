@@ -225,7 +225,7 @@ void register_coalescing(registry& reg) {
                            [](const case_result&) { return std::string("sector model (4 B read)"); },
                            [](const case_result& r) { return r.gbps / r.metric("relative_to_unit_stride") * r.metric("predicted_efficiency"); }});
   s.chart(offset).chart(stride).finding(coalescing_findings);
-  s.fact(advise::question::misaligned_store_cost, "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
+  s.fact(advise::question::misaligned_store_cost, {"offset"}, "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
 }
 
 }  // namespace memscope::suites

@@ -175,9 +175,9 @@ void register_constant(registry& reg) {
   ws.keep = present::case_is("working_set");
   ws.level_marks = true;
   s.chart(bc).chart(ws).finding(constant_findings);
-  s.fact(advise::question::shared_load_latency, "a dependent shared-memory load", shared_latency_fact);
-  s.fact(advise::question::uniform_read_cost, "a warp-uniform read: constant cache against global memory", uniform_read_fact);
-  s.fact(advise::question::divergent_constant_read_cost, "a warp reading distinct words from the constant cache", divergent_read_fact);
+  s.fact(advise::question::shared_load_latency, {"broadcast"}, "a dependent shared-memory load", shared_latency_fact);
+  s.fact(advise::question::uniform_read_cost, {"broadcast"}, "a warp-uniform read: constant cache against global memory", uniform_read_fact);
+  s.fact(advise::question::divergent_constant_read_cost, {"broadcast"}, "a warp reading distinct words from the constant cache", divergent_read_fact);
 }
 
 }  // namespace memscope::suites

@@ -308,7 +308,7 @@ void register_dsmem(registry& reg) {
   tp.peer_key = "the padded 64x64 shared-memory tile";
   tp.copy_ceiling = true;
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
-  s.fact(advise::question::remote_shared_latency, "a dependent load from a peer block's shared memory", remote_latency_fact);
+  s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory", remote_latency_fact);
 }
 
 }  // namespace memscope::suites

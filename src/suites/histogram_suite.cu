@@ -784,9 +784,9 @@ void register_histogram(registry& reg) {
   seed.peer = present::axis_is("strategy", "cub");
   seed.peer_key = "CUB HistogramEven";
   s.chart(ratio).chart(adversarial).chart(sizes).chart(seed).finding(histogram_findings).upgrade(upgrade_row);
-  s.fact(advise::question::grid_counters, "counters written by the whole grid: the measured strategy at N bins", grid_counters_fact);
-  s.fact(advise::question::grid_counters_by_size, "the automatic choice against CUB at every measured bin count", grid_counters_by_size_fact);
-  s.fact(advise::question::remote_atomics_cost, "remote DSMEM atomics against a split cluster", remote_atomics_fact);
+  s.fact(advise::question::grid_counters, {"even", "adversarial"}, "counters written by the whole grid: the measured strategy at N bins", grid_counters_fact);
+  s.fact(advise::question::grid_counters_by_size, {"even"}, "the automatic choice against CUB at every measured bin count", grid_counters_by_size_fact);
+  s.fact(advise::question::remote_atomics_cost, {"even"}, "remote DSMEM atomics against a split cluster", remote_atomics_fact);
 }
 
 }  // namespace memscope::suites

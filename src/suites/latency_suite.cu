@@ -260,7 +260,7 @@ void register_latency(registry& reg) {
                              [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
                              "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
                              present::scale::log2_bytes)).finding(latency_findings);
-  s.fact(advise::question::dependent_load_latency, "a dependent global load over a working set of N bytes", dependent_load_fact);
+  s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes", dependent_load_fact);
 }
 
 }  // namespace memscope::suites

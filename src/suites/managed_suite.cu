@@ -933,12 +933,12 @@ void register_managed(registry& reg) {
       .finding(stream_findings);
   s.chart(chunk_chart("Pinned memory copied in chunks into two device buffers, each handed to a kernel as it lands",
                       "pinned_copy"));
-  s.fact(advise::question::managed_migration, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
-  s.fact(advise::question::prefetch_chunks,
+  s.fact(advise::question::managed_migration, {"access"}, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
+  s.fact(advise::question::prefetch_chunks, {"pipeline", "access"},
          "managed memory prefetched in chunks, against one prefetch: the cost of each prefetch, and what overlap won back "
          "where the kernels had work",
          chunk_cost_fact);
-  s.fact(advise::question::oversubscription, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
+  s.fact(advise::question::oversubscription, {"oversubscribe", "stream"}, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
 
 }  // namespace memscope::suites

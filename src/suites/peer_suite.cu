@@ -290,7 +290,7 @@ void register_peer(registry& reg) {
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
                              "GB/s (bytes over the link / median time)"))
       .finding(peer_findings);
-  s.fact(advise::question::peer_access, "another GPU's memory with and without peer access", peer_access_fact);
+  s.fact(advise::question::peer_access, {"copy"}, "another GPU's memory with and without peer access", peer_access_fact);
 }
 
 }  // namespace memscope::suites

@@ -103,7 +103,7 @@ void register_readonly(registry& reg) {
   c.peer = present::axis_is("path", "plain");
   c.peer_key = "plain loads";
   s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads"));
-  s.fact(advise::question::random_gather, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
+  s.fact(advise::question::random_gather, {"gather"}, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
 }
 
 }  // namespace memscope::suites

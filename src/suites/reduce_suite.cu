@@ -203,7 +203,7 @@ void register_reduce(registry& reg) {
                               present::axis_is("kernel", "cub"), "CUB DeviceReduce::Sum");
   c.fixed_axis = "elements";
   s.chart(c).finding(reduce_findings);
-  s.fact(advise::question::block_reduction, "a block-wide reduction through shared memory against CUB", block_reduction_fact);
+  s.fact(advise::question::block_reduction, {"sum"}, "a block-wide reduction through shared memory against CUB", block_reduction_fact);
 }
 
 }  // namespace memscope::suites

@@ -313,9 +313,9 @@ void register_registers(registry& reg) {
   chase.y = present::metric_of("cycles_per_load");
   chase.y_label = "cycles per load (lower is better)";
   s.chart(arr).chart(spill).chart(chase).finding(registers_findings);
-  s.fact(advise::question::register_array_limit, "how large a per-thread array stays in registers", register_limit_fact);
-  s.fact(advise::question::spill_cost, "a run-time-indexed (local) or shared-slice array against registers", spill_cost_fact);
-  s.fact(advise::question::registers_at_occupancy, "registers per thread at each occupancy, and what spilling costs",
+  s.fact(advise::question::register_array_limit, {"array"}, "how large a per-thread array stays in registers", register_limit_fact);
+  s.fact(advise::question::spill_cost, {"array"}, "a run-time-indexed (local) or shared-slice array against registers", spill_cost_fact);
+  s.fact(advise::question::registers_at_occupancy, {"spill"}, "registers per thread at each occupancy, and what spilling costs",
          registers_at_occupancy_fact);
 }
 

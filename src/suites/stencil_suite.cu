@@ -153,8 +153,8 @@ void register_stencil(registry& reg) {
                               present::axis_is("source", "constant"), "__constant__ coefficients");
   c.fixed_axis = "elements";
   s.chart(c).finding(stencil_findings);
-  s.fact(advise::question::coefficient_source_spread, "the stencil's speed by coefficient source", coefficient_spread_fact);
-  s.fact(advise::question::shared_tile_vs_l1, "a shared tile with halos against L1 alone", tile_vs_l1_fact);
+  s.fact(advise::question::coefficient_source_spread, {"central_difference"}, "the stencil's speed by coefficient source", coefficient_spread_fact);
+  s.fact(advise::question::shared_tile_vs_l1, {"central_difference"}, "a shared tile with halos against L1 alone", tile_vs_l1_fact);
 }
 
 }  // namespace memscope::suites

@@ -437,7 +437,7 @@ void register_texture(registry& reg) {
   box.fixed_axis.clear();
   box.label = present::label_axes({"source", "shape"});
   s.chart(acc).chart(lat).chart(box).finding(texture_findings);
-  s.fact(advise::question::texture_gather, "a random gather through a texture object against plain loads", texture_gather_fact);
+  s.fact(advise::question::texture_gather, {"access"}, "a random gather through a texture object against plain loads", texture_gather_fact);
 }
 
 }  // namespace memscope::suites

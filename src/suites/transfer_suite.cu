@@ -558,11 +558,11 @@ void register_transfer(registry& reg) {
                                 [](const case_result& r) { return r.string_axis("up") == "copy_engine" && r.string_axis("down") == "copy_engine"; },
                                 "two copy engines", "engines", "GB/s (bytes over the link both ways / median time)"))
       .finding(transfer_findings);
-  s.fact(advise::question::host_transfer, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
-  s.fact(advise::question::zero_copy, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);
-  s.fact(advise::question::mixed_engines, "a copy engine beside a kernel moving the other way through mapped memory, against two copy engines",
+  s.fact(advise::question::host_transfer, {"copy"}, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
+  s.fact(advise::question::zero_copy, {"copy"}, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);
+  s.fact(advise::question::mixed_engines, {"engines"}, "a copy engine beside a kernel moving the other way through mapped memory, against two copy engines",
          mixed_engines_fact);
-  s.fact(advise::question::copy_overlap, "copies and a kernel on three streams against one", overlap_fact);
+  s.fact(advise::question::copy_overlap, {"overlap"}, "copies and a kernel on three streams against one", overlap_fact);
 }
 
 }  // namespace memscope::suites

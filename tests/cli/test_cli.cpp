@@ -82,6 +82,19 @@ TEST(Cli, ListWorksWithoutGpu) {
   EXPECT_NE(r.out.find("built for CUDA architectures "), std::string::npos) << r.out;
 }
 
+// What `memscope advise` cites, and the cases that measure each fact: only those the patterns select.
+TEST(Cli, ListFactsNamesTheCasesThatMeasureThem) {
+  const auto all = run("list --facts");
+  EXPECT_EQ(all.code, 0) << all.out;
+  EXPECT_NE(all.out.find("transfer/engines"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("streaming_read"), std::string::npos) << all.out;
+  const auto one = run("list --facts transfer/engines");
+  EXPECT_EQ(one.code, 0) << one.out;
+  EXPECT_NE(one.out.find("mixed_engines"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("streaming_read"), std::string::npos) << one.out;
+  EXPECT_EQ(one.out.find("host_transfer"), std::string::npos) << one.out;
+}
+
 TEST(Cli, BadInputIsOneLineAndUsageExit) {
   using memscope::exit_usage;
   expect_one_line_error("run nosuch", exit_usage, "no suite or case matches 'nosuch'");

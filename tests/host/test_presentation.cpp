@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <filesystem>
@@ -169,4 +170,46 @@ TEST(Presentation, EveryAdvisorQuestionHasAnAnsweringSuite) {
   advise::query q;
   q.temporary = true;
   EXPECT_FALSE(advise::advise(q, nullptr, builtin_registry()).suite.empty());
+}
+
+// A fact sees only the cases it declares, so its declaration must name every case it reads: on
+// the bundled profile each fact says from its declared cases what it says from the whole suite,
+// and every fact a one-GPU profile holds rows for answers.
+TEST(Presentation, FactsReadOnlyTheCasesTheyDeclare) {
+  const auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  std::size_t answered = 0;
+  for (const auto& s : builtin_registry().suite_infos())
+    for (const auto& f : s.facts) {
+      const auto whole = f.eval(present::suite_view{doc, f.suite}, std::nullopt);
+      const auto declared = f.eval(f.view(doc), std::nullopt);
+      ASSERT_EQ(whole.has_value(), declared.has_value()) << f.name << " reads a case it does not declare";
+      if (!whole) continue;
+      EXPECT_EQ(declared->text, whole->text) << f.name << " reads a case it does not declare";
+      ++answered;
+    }
+  EXPECT_GE(answered, 27u);  // all but peer_access: the bundled profile's peer points were skipped (one GPU)
+}
+
+// Where the profile lacks the rows a fact reads, the advisor names the cases that measure it,
+// not the whole suite; where they were skipped, it says why.
+TEST(Presentation, AdvisorNamesTheCasesAFactNeeds) {
+  auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  std::vector<case_result> kept;
+  for (const auto& r : doc.results)
+    if (!(r.suite == "transfer" && r.name == "engines")) kept.push_back(r);
+  doc.results = kept;
+  advise::query q;
+  q.origin = advise::host_origin::every_iteration;
+  const auto a = advise::advise_host(q, &doc, builtin_registry());
+  const auto has = [](const advise::answer& x, const std::string& text) {
+    return std::any_of(x.evidence.begin(), x.evidence.end(), [&](const std::string& e) { return e.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(has(a, "not in this profile: `memscope run transfer/engines` measures it")) << a.evidence.back();
+  EXPECT_TRUE(has(a, "GB/s")) << "the copy and overlap facts still answer from their own cases";
+  q = {};
+  q.gpus = 2;
+  const auto peer = advise::advise_host(q, &doc, builtin_registry());
+  EXPECT_TRUE(has(peer, "its `peer/copy` points were skipped")) << (peer.evidence.empty() ? "" : peer.evidence.front());
 }

@@ -1,4 +1,5 @@
 #include "harness/registry.hpp"
+#include "harness/suite.hpp"
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,22 @@ TEST(Registry, DuplicateAndBodylessCasesRejected) {
   empty.suite = "s";
   empty.name = "b";
   EXPECT_THROW(r.add(empty), std::logic_error);
+}
+
+// A fact names the cases it reads (what `memscope run` would measure it with): one of its suite's.
+TEST(Registry, FactsMustNameCasesOfTheirSuite) {
+  registry r;
+  suite s{r, "s"};
+  s.add("a", [](case_state&) {});
+  r.add(dummy("t", "b"));
+  const auto none = [](const present::suite_view&, std::optional<double>) -> std::optional<present::fact_value> { return std::nullopt; };
+  EXPECT_THROW(s.fact("q0", {}, "no case", none), std::logic_error);
+  EXPECT_THROW(s.fact("q1", {"b"}, "another suite's case", none), std::logic_error);
+  EXPECT_THROW(s.fact("q2", {"a", "c"}, "an unknown case", none), std::logic_error);
+  s.fact("q3", {"a"}, "reads s/a", none);
+  ASSERT_NE(r.find_fact("q3"), nullptr);
+  EXPECT_EQ(r.find_fact("q3")->run_patterns(), "s/a");
+  EXPECT_THROW(s.fact("q3", {"a"}, "twice", none), std::logic_error);
 }
 
 TEST(Registry, OverridesMustNameASelectedAxis) {
