@@ -22,6 +22,7 @@
 #include "memscope/transfer/sm_copy.cuh"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -129,25 +130,38 @@ struct managed_source {
   }
 };
 
+/// How pipeline and stream bring host data to the GPU (their `feed` axis): managed memory
+/// prefetched, managed memory advised read-mostly and prefetched (the GPU gets read-only copies,
+/// which eviction drops instead of migrating back), or pinned memory copied into device buffers.
+enum class feed_kind { prefetch, prefetch_read_mostly, pinned_copy };
+
+feed_kind feed_kind_of(const std::string& name) {
+  if (name == "prefetch") return feed_kind::prefetch;
+  if (name == "prefetch_read_mostly") return feed_kind::prefetch_read_mostly;
+  if (name == "pinned_copy") return feed_kind::pinned_copy;
+  throw std::invalid_argument("managed: no feed '" + name + "'");  // the axes list only these
+}
+
 /// What pipeline and stream feed their kernels with: the copy stream, an event per chunk, the
 /// two device buffers of the pinned feed, and the checksum into which the kernels fold every
 /// word; with `round_trip`, what brings each chunk's output back. Built before a case's
 /// ballast: the memory it streams from and to comes later.
 class chunk_feed {
  public:
-  chunk_feed(bool pinned, int dev, std::size_t bytes, int chunks, unsigned work, bool round_trip = false)
-      : pinned_(pinned),
+  chunk_feed(feed_kind kind, int dev, std::size_t bytes, int chunks, unsigned work, bool round_trip = false)
+      : pinned_(kind == feed_kind::pinned_copy),
+        read_mostly_(kind == feed_kind::prefetch_read_mostly),
         round_trip_(round_trip),
         gpu_(tr::gpu_location(dev)),
         bytes_(bytes),
         chunks_(chunks),
         work_(work),
         chunk_(pipeline_chunk_bytes(bytes, chunks)),
-        d_ring_(pinned && bytes ? ring_bytes() : 0),
-        d_out_ring_(pinned && round_trip && bytes ? ring_bytes() : 0),
+        d_ring_(pinned_ && bytes ? ring_bytes() : 0),
+        d_out_ring_(pinned_ && round_trip && bytes ? ring_bytes() : 0),
         d_checksum_(1),
         ready_(chunks),
-        done_(pinned ? chunks : 0),
+        done_(pinned_ ? chunks : 0),
         written_(round_trip ? chunks : 0),
         drained_(round_trip ? chunks : 0) {}
 
@@ -196,8 +210,20 @@ class chunk_feed {
   }
 
   /// Before every sample: managed pages go back to the host; pinned memory stays where it is.
+  /// The GPU's read-only copies of read-mostly pages outlive a prefetch to the host, so the
+  /// advice is lifted first (which collapses each page to one copy), the pages prefetched to
+  /// the host, and the advice set again: every sample starts with none of them on the GPU.
   void prepare(void* src, cudaStream_t on) const {
-    if (!pinned_) tr::prefetch(src, bytes_, tr::host_location(), on);
+    if (pinned_ || !bytes_) return;
+    if (read_mostly_) {
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(on));  // the advice is not stream-ordered
+      tr::advise(src, bytes_, cudaMemAdviseUnsetReadMostly, gpu_);
+    }
+    tr::prefetch(src, bytes_, tr::host_location(), on);
+    if (read_mostly_) {
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(on));
+      tr::advise(src, bytes_, cudaMemAdviseSetReadMostly, gpu_);
+    }
   }
 
   void clear_checksum(cudaStream_t on) { MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum_.data(), 0, sizeof(unsigned), on)); }
@@ -237,7 +263,7 @@ class chunk_feed {
     tr::busy_copy(to, from, n, work_, d_checksum_.data(), on);
   }
 
-  bool pinned_, round_trip_;
+  bool pinned_, read_mostly_, round_trip_;
   cudaMemLocation gpu_;
   std::size_t bytes_;
   int chunks_;
@@ -360,13 +386,14 @@ void access_case(case_state& st) {
 /// managed memory, in the same run).
 void pipeline_case(case_state& st) {
   const int dev = st.device().ordinal;
-  const bool pinned = st.get_string("feed") == "pinned_copy";
+  const feed_kind kind = feed_kind_of(st.get_string("feed"));
+  const bool pinned = kind == feed_kind::pinned_copy;
   // The pinned feed needs no managed memory: it still runs where managed memory cannot.
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const auto bytes = static_cast<std::size_t>(st.get_int("bytes"));
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
-  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")));
+  chunk_feed feed(kind, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")));
   managed_source src(pinned ? 0 : bytes, bytes, seed, s);
   tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
   if (pinned) tr::fill_pattern_host(h_src.data(), bytes, seed);
@@ -431,7 +458,8 @@ void oversubscribe_case(case_state& st) {
 /// device memory than before.
 void stream_case(case_state& st) {
   const int dev = st.device().ordinal;
-  const bool pinned = st.get_string("feed") == "pinned_copy";
+  const feed_kind kind = feed_kind_of(st.get_string("feed"));
+  const bool pinned = kind == feed_kind::pinned_copy;
   const std::string output = st.get_string("output");
   const bool copied_back = output == "host", mapped = output == "host_mapped", to_host = copied_back || mapped;
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
@@ -440,7 +468,7 @@ void stream_case(case_state& st) {
   const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
   // Everything but the host data is allocated before the ballast: what is left free is the managed pages'.
-  chunk_feed feed(pinned, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), copied_back);
+  chunk_feed feed(kind, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), copied_back);
   const std::size_t chunk = feed.chunk();
   device_buffer<std::uint8_t> d_out(to_host ? 0 : std::min(bytes, chunk));
   std::size_t free_b = 0, total_b = 0;
@@ -693,7 +721,7 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
 struct stream_point {
   std::int64_t chunks = 0, work = 0;
   std::string output;
-  const case_result *prefetch = nullptr, *pinned = nullptr;
+  const case_result *prefetch = nullptr, *read_mostly = nullptr, *pinned = nullptr;
 
   /// Rows measured before the output could go back carry no `output`: it stayed on the device.
   static std::string output_of(const case_result& r) {
@@ -711,7 +739,8 @@ struct stream_point {
       auto p = std::find_if(points.begin(), points.end(),
                             [&](const stream_point& q) { return q.chunks == chunks && q.work == work && q.output == output; });
       if (p == points.end()) p = points.insert(points.end(), stream_point{chunks, work, output});
-      (chunk_sweep::pinned(chunk_sweep::feed_of(*r)) ? p->pinned : p->prefetch) = r;
+      const auto feed = chunk_sweep::feed_of(*r);
+      (chunk_sweep::pinned(feed) ? p->pinned : feed == "prefetch_read_mostly" ? p->read_mostly : p->prefetch) = r;
     }
     return points;
   }
@@ -733,7 +762,7 @@ std::string against_one_way(const case_result* round_trip, const case_result* on
 void stream_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto points = stream_point::of(v);
   for (const auto& p : points) {
-    const case_result* any = p.prefetch ? p.prefetch : p.pinned;
+    const case_result* any = p.prefetch ? p.prefetch : p.read_mostly ? p.read_mostly : p.pinned;
     const bool back = !stream_point::on_device(p.output), mapped = stream_point::mapped(p.output);
     const stream_point* one_way = back ? p.one_way(points) : nullptr;
     std::string line = fmt::format(
@@ -755,15 +784,26 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
         line += fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
                             chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
     }
+    if (p.read_mostly) {
+      // Eviction drops the GPU's read-only copy of an input page instead of migrating the page back.
+      line += fmt::format("{} the input advised read-mostly {:.1f} GB/s", p.prefetch ? ";" : "", p.read_mostly->gbps);
+      if (p.prefetch) line += fmt::format(" ({:.2f}x the migrated input)", p.read_mostly->gbps / p.prefetch->gbps);
+      line += against_one_way(p.read_mostly, one_way ? one_way->read_mostly : nullptr);
+    }
     if (p.pinned) {
-      line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s", p.prefetch ? ";" : "",
+      line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s", p.prefetch || p.read_mostly ? ";" : "",
                           !back    ? ""
                           : mapped ? ", the output into mapped pinned memory"
                                    : " and back through two more",
                           p.pinned->gbps);
       line += against_one_way(p.pinned, one_way ? one_way->pinned : nullptr);
     }
-    if (p.prefetch && p.pinned) line += fmt::format(" ({:.2f}x the prefetches)", p.pinned->gbps / p.prefetch->gbps);
+    if (p.pinned && (p.prefetch || p.read_mostly)) {
+      std::vector<std::string> against;
+      if (p.prefetch) against.push_back(fmt::format("{:.2f}x the prefetches", p.pinned->gbps / p.prefetch->gbps));
+      if (p.read_mostly) against.push_back(fmt::format("{:.2f}x the read-mostly ones", p.pinned->gbps / p.read_mostly->gbps));
+      line += fmt::format(" ({})", fmt::join(against, ", "));
+    }
     out.push_back(line);
   }
 }
@@ -822,14 +862,18 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
                                                 return a.work < b.work;
                                               })->work;
   for (const std::string output : {"device", "host", "host_mapped"}) {
-    const case_result *prefetch = nullptr, *pinned = nullptr;
+    const case_result *prefetch = nullptr, *read_mostly = nullptr, *pinned = nullptr;
+    const auto keep_best = [](const case_result*& best, const case_result* r) {
+      if (r && (!best || r->gbps > best->gbps)) best = r;
+    };
     for (const auto& p : points) {
       if (p.work != light || p.output != output) continue;
-      if (p.prefetch && (!prefetch || p.prefetch->gbps > prefetch->gbps)) prefetch = p.prefetch;
-      if (p.pinned && (!pinned || p.pinned->gbps > pinned->gbps)) pinned = p.pinned;
+      keep_best(prefetch, p.prefetch);
+      keep_best(read_mostly, p.read_mostly);
+      keep_best(pinned, p.pinned);
     }
-    if (!prefetch && !pinned) continue;
-    const case_result* any = prefetch ? prefetch : pinned;
+    if (!prefetch && !read_mostly && !pinned) continue;
+    const case_result* any = prefetch ? prefetch : read_mostly ? read_mostly : pinned;
     const bool back = !stream_point::on_device(output), mapped = stream_point::mapped(output);
     if (!back)
       text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
@@ -839,8 +883,11 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     if (prefetch)
       text += fmt::format(" {} {:.1f} GB/s ({})", !back ? "prefetched" : mapped ? "managed (mapped output)" : "prefetched in and back",
                           prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
+    if (read_mostly)
+      text += fmt::format("{} the input read-mostly {:.1f} GB/s ({})", prefetch ? "," : "", read_mostly->gbps,
+                          chunk_sweep::chunks_text(*read_mostly));
     if (pinned)
-      text += fmt::format("{} pinned through two device buffers{} {:.1f} GB/s ({})", prefetch ? "," : "",
+      text += fmt::format("{} pinned through two device buffers{} {:.1f} GB/s ({})", prefetch || read_mostly ? "," : "",
                           !back ? "" : mapped ? " (mapped output)" : " and back through two more", pinned->gbps,
                           chunk_sweep::chunks_text(*pinned));
   }
@@ -890,10 +937,12 @@ void register_managed(registry& reg) {
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("stream", stream_case)
       .summary("host data past the free device memory (4 GiB beside a ballast) streamed through the GPU in chunks: "
-               "managed prefetches, which must evict, against pinned copies through two device buffers")
-      .axis(axis::strings("feed", {"prefetch", "pinned_copy"},
-                          "cudaMemPrefetchAsync of managed memory; cudaMemcpyAsync from pinned host memory into one of two "
-                          "device buffers"))
+               "managed prefetches, which must evict (the input migrated, or advised read-mostly), against pinned copies "
+               "through two device buffers")
+      .axis(axis::strings("feed", {"prefetch", "prefetch_read_mostly", "pinned_copy"},
+                          "cudaMemPrefetchAsync of managed memory; the same with the input advised read-mostly (the GPU "
+                          "gets read-only copies, which eviction drops rather than migrates back); cudaMemcpyAsync from "
+                          "pinned host memory into one of two device buffers"))
       .axis(axis::integers("chunks", {16, 64}, "pieces the data is split into")
                 .with_range(1, 4096)
                 .with_quick({std::int64_t{16}})

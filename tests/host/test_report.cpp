@@ -591,6 +591,20 @@ case_result pipeline_row(std::int64_t chunks, double seconds, std::optional<std:
 }
 
 /// What `memscope advise --larger-than-gpu` cites from `d`, a line each.
+/// A managed/stream row with the output given (4 GiB free, 384 MiB chunks, no kernel work).
+case_result stream_row(const char* feed, const char* output, std::int64_t chunks, double seconds) {
+  auto r = row("managed", "stream",
+               {{"feed", std::string(feed)},
+                {"chunks", chunks},
+                {"work", std::int64_t{0}},
+                {"output", std::string(output)},
+                {"percent_of_free", std::int64_t{150}}},
+               seconds);
+  r.labels["free"] = "4.0 GiB";
+  r.labels["chunk"] = "384.0 MiB";
+  return r;
+}
+
 std::string larger_than_gpu_evidence(const results_doc& d) {
   advise::query q;
   q.larger_than_gpu = true;
@@ -667,18 +681,7 @@ TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
 // With the output brought back to the host, the answer adds the best of each feed for the
 // round trip, and the finding compares each with the same stream whose output stayed behind.
 TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
-  const auto streamed = [](const char* feed, const char* output, std::int64_t chunks, double seconds) {
-    auto r = row("managed", "stream",
-                 {{"feed", std::string(feed)},
-                  {"chunks", chunks},
-                  {"work", std::int64_t{0}},
-                  {"output", std::string(output)},
-                  {"percent_of_free", std::int64_t{150}}},
-                 seconds);
-    r.labels["free"] = "4.0 GiB";
-    r.labels["chunk"] = "384.0 MiB";
-    return r;
-  };
+  const auto streamed = stream_row;
   const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
   const auto d = doc_with({over, streamed("prefetch", "device", 16, 1e-3), streamed("pinned_copy", "device", 16, 0.5e-3),
                            streamed("prefetch", "host", 16, 2e-3), streamed("prefetch", "host", 64, 4e-3),
@@ -710,6 +713,33 @@ TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
   EXPECT_NE(findings.find("in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word, its output "
                           "brought back to the host as it is made (GB/s of input): managed, the output discarded, prefetched in "
                           "and back 0.5 GB/s\n"),
+            std::string::npos)
+      << findings;
+}
+
+// Read-mostly input pages are a third feed: the finding sets them against the migrated input and
+// the pinned copies against them; the answer quotes the best of them beside the other feeds.
+TEST(Advise, LargerThanTheGpuQuotesReadMostlyInputBesideTheMigratedPrefetches) {
+  const auto streamed = [](const char* feed, std::int64_t chunks, double seconds) { return stream_row(feed, "device", chunks, seconds); };
+  const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
+  // gbps = 2 MiB / seconds.
+  const auto d = doc_with({over, streamed("prefetch", 16, 1e-3), streamed("prefetch_read_mostly", 16, 0.8e-3),
+                           streamed("prefetch_read_mostly", 64, 0.9e-3), streamed("pinned_copy", 16, 0.5e-3)});
+  const auto all = larger_than_gpu_evidence(d);
+  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), the input read-mostly 2.6 GB/s (16 chunks), pinned "
+                     "through two device buffers 4.2 GB/s (16 chunks)"),
+            std::string::npos)
+      << all;
+  std::string findings;
+  for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
+  EXPECT_NE(findings.find("in 16 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: prefetched "
+                          "2.1 GB/s; the input advised read-mostly 2.6 GB/s (1.25x the migrated input); copied from pinned memory "
+                          "through two device buffers 4.2 GB/s (2.00x the prefetches, 1.60x the read-mostly ones)\n"),
+            std::string::npos)
+      << findings;
+  // 64 chunks ran read-mostly alone: it is the line's first figure.
+  EXPECT_NE(findings.find("in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: the input "
+                          "advised read-mostly 2.3 GB/s\n"),
             std::string::npos)
       << findings;
 }
