@@ -209,21 +209,11 @@ class chunk_feed {
     MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(main, joined_.get(), 0));
   }
 
-  /// Before every sample: managed pages go back to the host; pinned memory stays where it is.
-  /// The GPU's read-only copies of read-mostly pages outlive a prefetch to the host, so the
-  /// advice is lifted first (which collapses each page to one copy), the pages prefetched to
-  /// the host, and the advice set again: every sample starts with none of them on the GPU.
+  /// Before every sample: managed pages go back to the host, read-mostly ones without leaving
+  /// their read-only copies on the GPU (the first prepare sets the hint); pinned memory stays
+  /// where it is.
   void prepare(void* src, cudaStream_t on) const {
-    if (pinned_ || !bytes_) return;
-    if (read_mostly_) {
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(on));  // the advice is not stream-ordered
-      tr::advise(src, bytes_, cudaMemAdviseUnsetReadMostly, gpu_);
-    }
-    tr::prefetch(src, bytes_, tr::host_location(), on);
-    if (read_mostly_) {
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(on));
-      tr::advise(src, bytes_, cudaMemAdviseSetReadMostly, gpu_);
-    }
+    if (!pinned_) tr::prefetch_sole_copy(src, bytes_, tr::host_location(), read_mostly_, on);
   }
 
   void clear_checksum(cudaStream_t on) { MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum_.data(), 0, sizeof(unsigned), on)); }
@@ -353,20 +343,9 @@ void access_case(case_state& st) {
     }
   };
   // Every launch starts with the pages where a program's data would be: on the host (on the
-  // GPU for the migration back). Read-mostly copies are dropped by the prefetch to the host.
+  // GPU for the migration back); read-mostly pages without their copies on the GPU.
   const auto prepare = [&](cudaStream_t st_) {
-    if (pinned_copy) return;
-    // A prefetch to the host keeps the GPU's read-mostly duplicates (measured: the next read
-    // ran at device-memory speed); unsetting the hint collapses them, then it is set again.
-    if (mode == "read_mostly") {
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st_));
-      tr::advise(m, bytes, cudaMemAdviseUnsetReadMostly, gpu);
-    }
-    tr::prefetch(m, bytes, to_host ? gpu : host, st_);
-    if (mode == "read_mostly") {
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st_));
-      tr::advise(m, bytes, cudaMemAdviseSetReadMostly, gpu);
-    }
+    if (!pinned_copy) tr::prefetch_sole_copy(m, bytes, to_host ? gpu : host, mode == "read_mostly", st_);
   };
   prepare(s);
   launch(s);

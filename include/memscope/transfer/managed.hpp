@@ -58,6 +58,24 @@ inline void advise(const void* p, std::size_t bytes, cudaMemoryAdvise advice, cu
   if (bytes) MEMSCOPE_CUDA_CALL(cudaMemAdvise(p, bytes, advice, where));
 }
 
+/// Prefetches managed pages to `to` leaving no copy anywhere else. A prefetch alone keeps the
+/// read-only duplicates of read-mostly pages where they were (measured: the next GPU read ran at
+/// device-memory speed), so for `read_mostly` pages the hint is lifted first, which collapses
+/// each page to one copy, and set again once the pages have moved (the hint is not
+/// stream-ordered: `stream` is synchronised around it).
+inline void prefetch_sole_copy(void* p, std::size_t bytes, cudaMemLocation to, bool read_mostly, cudaStream_t stream) {
+  if (!bytes) return;
+  if (read_mostly) {
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+    advise(p, bytes, cudaMemAdviseUnsetReadMostly, to);
+  }
+  prefetch(p, bytes, to, stream);
+  if (read_mostly) {
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+    advise(p, bytes, cudaMemAdviseSetReadMostly, to);
+  }
+}
+
 /// Why managed memory cannot be measured on `device` (empty when it can): the prefetches,
 /// hints and GPU page faults need concurrent managed access (Pascal or newer, not Windows).
 inline std::string managed_unsupported(int device) {

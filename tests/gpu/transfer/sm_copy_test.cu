@@ -184,6 +184,42 @@ TEST(TransferGpu, ManagedPagesReadByTheGpuAfterFaultAndPrefetch) {
   }
 }
 
+// Read-mostly pages moved back by prefetch_sole_copy, as before every sample of access'
+// read_mostly mode and stream's read-mostly feed: the contents survive the lifted hint and
+// every trip, and the hint is set again (the pages keep being duplicated, not migrated).
+TEST(TransferGpu, ReadMostlyPagesMovedWithoutTheirCopiesKeepContentsAndHint) {
+  MEMSCOPE_REQUIRE_GPU();
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  if (const auto why = tr::managed_unsupported(device); !why.empty()) GTEST_SKIP() << why;
+  const std::uint64_t seed = memscope::testing::fresh_seed();
+  memscope::cuda_stream stream;
+  const cudaStream_t s = stream.get();
+  for (std::size_t n : sizes) {
+    tr::managed_buffer m(n);
+    device_buffer<std::uint8_t> d(n);
+    tr::fill_pattern_host(m.data(), n, seed);
+    for (int trip = 0; trip < 3; ++trip) {
+      // The first trip sets the hint, as a feed's first prepare does.
+      tr::prefetch_sole_copy(m.data(), n, tr::host_location(), trip > 0, s);
+      if (trip == 0) tr::advise(m.data(), n, cudaMemAdviseSetReadMostly, tr::gpu_location(device));
+      d.poison(s);
+      tr::prefetch(m.data(), n, tr::gpu_location(device), s);
+      tr::sm_copy(d.data(), m.data(), n, s);
+      EXPECT_EQ(tr::count_pattern_mismatches(d.data(), n, seed, s).first, 0u) << "n=" << n << " trip=" << trip;
+      if (n) {
+        int read_mostly = 0;
+        MEMSCOPE_CUDA_CALL(cudaMemRangeGetAttribute(&read_mostly, sizeof read_mostly, cudaMemRangeAttributeReadMostly, m.data(), n));
+        EXPECT_EQ(read_mostly, 1) << "n=" << n << " trip=" << trip;
+      }
+    }
+    tr::prefetch_sole_copy(m.data(), n, tr::host_location(), true, s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    std::size_t first = 0;
+    EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u) << "back on the host n=" << n;
+  }
+}
+
 // Managed output written the way the stream case writes it: each page-aligned piece discarded
 // and prefetched to the GPU, written by a kernel, prefetched back while the next piece is
 // discarded. Every byte must come back, none lost to a neighbour's discard.
