@@ -41,6 +41,12 @@ class evidence_log {
       suites_.push_back(f.suite);
       a_.suite += (a_.suite.empty() ? "" : ", ") + f.suite;
     }
+    for (const auto& c : f.cases) {
+      const std::string pattern = f.suite + "/" + c;
+      if (std::find(patterns_.begin(), patterns_.end(), pattern) != patterns_.end()) continue;
+      patterns_.push_back(pattern);
+      a_.measure += (a_.measure.empty() ? "" : " ") + pattern;
+    }
     if (v)
       a_.evidence.push_back(v->text + (v->nearest_note.empty() ? "" : " [" + v->nearest_note + "]") +
                             fmt::format(" (measured on {} ({}))", doc_->device.name, measured_when(f)));
@@ -95,7 +101,7 @@ class evidence_log {
   }
 
   answer& a_;
-  std::vector<std::string> suites_;
+  std::vector<std::string> suites_, patterns_;
   const results_doc* doc_;
   const registry& reg_;
 };

@@ -46,6 +46,7 @@ struct answer {
   std::vector<std::string> evidence;  // measured figures, each naming its source
   std::string header;                 // where memscope demonstrates it
   std::string suite;                  // the suites whose facts were cited, comma-separated
+  std::string measure;                // `memscope run` patterns measuring every cited figure: "transfer/copy transfer/engines"
 };
 
 /// Throws usage_error for contradictory or missing facts. `profile` may be null (no figures).

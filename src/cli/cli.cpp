@@ -709,8 +709,9 @@ int do_advise(const advise_flags& f) {
               << "how:        " << a.technique << "\n"
               << "why:        " << a.reason << "\n";
     for (const auto& e : a.evidence) std::cout << "measured:   " << e << "\n";
-    std::cout << "see:        include/" << a.header << ", memscope run " << a.suite << "\n"
-              << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
+    std::cout << "see:        include/" << a.header << "\n";
+    if (!a.measure.empty()) std::cout << "measure:    memscope run " << a.measure << "   (every figure above, on your GPU)\n";
+    std::cout << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
   };
   // The host side (where the data starts) first, then the kernel side, as a program meets them.
   if (q.asks_host_side()) {

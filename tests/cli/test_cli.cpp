@@ -280,7 +280,11 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
     EXPECT_EQ(r.code, 0) << args << "\n" << r.out;
     EXPECT_NE(r.out.find(want), std::string::npos) << args << "\n" << r.out;
     EXPECT_NE(r.out.find("measured:"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("measure:    memscope run "), std::string::npos) << r.out;
   }
+  // The command that measures every cited figure names cases, not suites: it can be pasted.
+  const auto host = run("advise --from-host every-iteration");
+  EXPECT_NE(host.out.find("measure:    memscope run transfer/copy transfer/overlap transfer/engines "), std::string::npos) << host.out;
 }
 
 // Issue 13's file and argument reproducers, as a user meets them.

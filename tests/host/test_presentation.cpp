@@ -208,6 +208,8 @@ TEST(Presentation, AdvisorNamesTheCasesAFactNeeds) {
   };
   EXPECT_TRUE(has(a, "not in this profile: `memscope run transfer/engines` measures it")) << a.evidence.back();
   EXPECT_TRUE(has(a, "GB/s")) << "the copy and overlap facts still answer from their own cases";
+  // What measures every figure the answer cited, each case once, in the order cited.
+  EXPECT_EQ(a.measure, "transfer/copy transfer/overlap transfer/engines");
   q = {};
   q.gpus = 2;
   const auto peer = advise::advise_host(q, &doc, builtin_registry());
