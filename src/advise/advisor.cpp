@@ -171,7 +171,9 @@ answer advise_host(const query& q, const results_doc* doc, const registry& reg) 
          "chunks where one pointer for host and GPU matters more than speed",
          "cudaMemcpyAsync chunk k + 1 from pinned memory into the other device buffer on a copy stream while a kernel works "
          "on chunk k (an event per buffer keeps a copy from overwriting what a kernel still reads); with managed memory, "
-         "cudaMemPrefetchAsync the next chunk instead. About sqrt(T / c) chunks, T the shorter of the transfer and the "
+         "cudaMemPrefetchAsync the next chunk instead, and advise input the kernels only read as read-mostly "
+         "(cudaMemAdviseSetReadMostly), so that making room for the next chunks drops the GPU's copies instead of "
+         "migrating the pages back. About sqrt(T / c) chunks, T the shorter of the transfer and the "
          "kernels' time, c the fixed cost of one piece: microseconds for a copy, tens for a prefetch, so copies pipeline "
          "finer. Results go back the same way: kernels write into two more device buffers, each copied to pinned memory on a "
          "third stream (the link carries both directions at once), not written by the kernels into mapped pinned memory, which takes the link from the copy engine bringing the next chunks in; with managed memory, write results into pages that "

@@ -733,8 +733,12 @@ struct stream_point {
 };
 
 /// ", 0.93x the same with the output left on the device": a round trip against the same stream one way.
+/// Whether two rows are one process' measurements (a ratio of rows from two processes, a
+/// resumed run or another board, would mix their conditions).
+bool same_run(const case_result* a, const case_result* b) { return a && b && a->source == b->source; }
+
 std::string against_one_way(const case_result* round_trip, const case_result* one_way) {
-  if (!round_trip || !one_way) return {};
+  if (!same_run(round_trip, one_way)) return {};
   return fmt::format(", {:.2f}x the same with the output left on the device", round_trip->gbps / one_way->gbps);
 }
 
@@ -759,14 +763,14 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
                           p.prefetch->gbps);
       line += against_one_way(p.prefetch, one_way ? one_way->prefetch : nullptr);
       // Within the free memory, from the same run: the pipeline case's best at this weight.
-      if (const auto fit = chunk_sweep::of(v, p.work); !back && fit && fit->best && fit->best->source == p.prefetch->source)
+      if (const auto fit = chunk_sweep::of(v, p.work); !back && fit && same_run(fit->best, p.prefetch))
         line += fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
                             chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
     }
     if (p.read_mostly) {
       // Eviction drops the GPU's read-only copy of an input page instead of migrating the page back.
       line += fmt::format("{} the input advised read-mostly {:.1f} GB/s", p.prefetch ? ";" : "", p.read_mostly->gbps);
-      if (p.prefetch) line += fmt::format(" ({:.2f}x the migrated input)", p.read_mostly->gbps / p.prefetch->gbps);
+      if (same_run(p.read_mostly, p.prefetch)) line += fmt::format(" ({:.2f}x the migrated input)", p.read_mostly->gbps / p.prefetch->gbps);
       line += against_one_way(p.read_mostly, one_way ? one_way->read_mostly : nullptr);
     }
     if (p.pinned) {
@@ -777,12 +781,11 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
                           p.pinned->gbps);
       line += against_one_way(p.pinned, one_way ? one_way->pinned : nullptr);
     }
-    if (p.pinned && (p.prefetch || p.read_mostly)) {
-      std::vector<std::string> against;
-      if (p.prefetch) against.push_back(fmt::format("{:.2f}x the prefetches", p.pinned->gbps / p.prefetch->gbps));
-      if (p.read_mostly) against.push_back(fmt::format("{:.2f}x the read-mostly ones", p.pinned->gbps / p.read_mostly->gbps));
-      line += fmt::format(" ({})", fmt::join(against, ", "));
-    }
+    std::vector<std::string> against;
+    if (same_run(p.pinned, p.prefetch)) against.push_back(fmt::format("{:.2f}x the prefetches", p.pinned->gbps / p.prefetch->gbps));
+    if (same_run(p.pinned, p.read_mostly))
+      against.push_back(fmt::format("{:.2f}x the read-mostly ones", p.pinned->gbps / p.read_mostly->gbps));
+    if (!against.empty()) line += fmt::format(" ({})", fmt::join(against, ", "));
     out.push_back(line);
   }
 }
