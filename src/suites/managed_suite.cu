@@ -732,11 +732,12 @@ struct stream_point {
   }
 };
 
-/// ", 0.93x the same with the output left on the device": a round trip against the same stream one way.
 /// Whether two rows are one process' measurements (a ratio of rows from two processes, a
 /// resumed run or another board, would mix their conditions).
 bool same_run(const case_result* a, const case_result* b) { return a && b && a->source == b->source; }
 
+/// ", 0.93x the same with the output left on the device": a round trip against the same stream
+/// one way, measured in the same process.
 std::string against_one_way(const case_result* round_trip, const case_result* one_way) {
   if (!same_run(round_trip, one_way)) return {};
   return fmt::format(", {:.2f}x the same with the output left on the device", round_trip->gbps / one_way->gbps);
