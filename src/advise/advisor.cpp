@@ -41,8 +41,7 @@ class evidence_log {
       suites_.push_back(f.suite);
       a_.suite += (a_.suite.empty() ? "" : ", ") + f.suite;
     }
-    for (const auto& c : f.cases) {
-      const std::string pattern = f.suite + "/" + c;
+    for (const auto& pattern : f.patterns()) {
       if (std::find(patterns_.begin(), patterns_.end(), pattern) != patterns_.end()) continue;
       patterns_.push_back(pattern);
       a_.measure += (a_.measure.empty() ? "" : " ") + pattern;
@@ -64,7 +63,7 @@ class evidence_log {
     std::vector<const case_result*> out;
     if (!doc_) return out;
     for (const auto& r : doc_->results)
-      if (r.suite == f.suite && std::find(f.cases.begin(), f.cases.end(), r.name) != f.cases.end()) out.push_back(&r);
+      if (f.reads(r.suite, r.name)) out.push_back(&r);
     return out;
   }
 

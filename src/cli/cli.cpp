@@ -126,9 +126,8 @@ int list_facts(const registry& reg, const std::vector<const case_def*>& cases) {
   std::cout << fmt::format("{:<30} {:<36} {}\n", "fact (memscope advise cites it)", "measured by (memscope run ...)", "what it answers");
   for (const auto& s : reg.suite_infos())
     for (const auto& f : s.facts) {
-      const bool selected = std::any_of(cases.begin(), cases.end(), [&](const case_def* c) {
-        return c->suite == f.suite && std::find(f.cases.begin(), f.cases.end(), c->name) != f.cases.end();
-      });
+      const bool selected =
+          std::any_of(cases.begin(), cases.end(), [&](const case_def* c) { return f.reads(c->suite, c->name); });
       if (selected) std::cout << fmt::format("{:<30} {:<36} {}\n", f.name, f.run_patterns(), f.description);
     }
   return exit_ok;

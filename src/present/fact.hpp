@@ -5,6 +5,7 @@
 
 #include "present/rows.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -33,10 +34,20 @@ struct fact_def {
 
   /// The rows it may read.
   suite_view view(const results_doc& doc) const { return suite_view{doc, suite, cases}; }
+  /// Whether a row or a case of `suite_name`/`case_name` is one it reads.
+  bool reads(const std::string& suite_name, const std::string& case_name) const {
+    return suite_name == suite && std::find(cases.begin(), cases.end(), case_name) != cases.end();
+  }
+  /// Its cases as `memscope run` patterns: "transfer/engines", ...
+  std::vector<std::string> patterns() const {
+    std::vector<std::string> out;
+    for (const auto& c : cases) out.push_back(suite + "/" + c);
+    return out;
+  }
   /// What `memscope run` takes to measure it: "transfer/engines", "managed/access managed/stream".
   std::string run_patterns() const {
     std::string out;
-    for (const auto& c : cases) out += (out.empty() ? "" : " ") + suite + "/" + c;
+    for (const auto& p : patterns()) out += (out.empty() ? "" : " ") + p;
     return out;
   }
 };
