@@ -3,6 +3,7 @@
 
 #include "core/device_query.hpp"
 #include "harness/journal.hpp"
+#include "harness/stop_signal.hpp"
 #include "harness/launcher.hpp"
 #include "harness/nvml_nvlink.hpp"
 #include "harness/output_file.hpp"
@@ -225,12 +226,14 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
   write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
   std::cout << summary_line(doc) << std::endl;
   if (!doc.incomplete.empty()) {
-    std::cerr << "memscope: error: " << doc.incomplete << "; "
+    // Asked to stop: not an error, but not a finished run either (128 + N, as the signal would).
+    const int sig = stop_signal();
+    std::cerr << (sig ? "memscope: " : "memscope: error: ") << doc.incomplete << "; "
               << (journal.empty() ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
                                   : "the rows measured so far are kept in " + journal +
                                         " and the outputs; finish the run with: memscope run --resume " + journal)
               << '\n';
-    return exit_runtime;
+    return sig ? 128 + sig : exit_runtime;
   }
   // Everything is written: the journal has done its job, unless the user named it.
   namespace fs = std::filesystem;
@@ -360,9 +363,9 @@ void prepare_board_outputs(const run_flags& f, const std::vector<int>& devices, 
 
 void announce_board_exit(const board_process& b) {
   std::cerr << fmt::format("memscope: GPU {} finished after {:.1f} s ({})\n", b.device, b.seconds,
-                           b.exit_code == 0 ? std::string("exit 0")
-                           : b.exit_code > 128 ? fmt::format("killed by signal {}", b.exit_code - 128)
-                                               : fmt::format("exit {}", b.exit_code));
+                           b.killed                ? "killed by " + signal_name(b.exit_code - 128)
+                           : b.exit_code > 128     ? "stopped by " + signal_name(b.exit_code - 128) + ", its rows written"
+                                                   : fmt::format("exit {}", b.exit_code));
 }
 
 std::string read_whole(const std::string& path) {
@@ -398,9 +401,11 @@ int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only)
   for (const auto& p : procs) {
     std::cout << fmt::format("\n== GPU {} ==\n", p.device) << read_whole(p.stdout_path);
     std::cerr << read_whole(p.stderr_path);
-    worst = std::max(worst, p.exit_code > 128 ? static_cast<int>(exit_runtime) : p.exit_code);
+    worst = std::max(worst, p.killed ? static_cast<int>(exit_runtime) : p.exit_code);  // a stopped board: 128 + N
     const std::string path = per_board_path(json.empty() ? f.json_path : json, host, p.device);
-    if (p.exit_code <= exit_check_failed && std::filesystem::exists(path)) docs.push_back(load_current(path));
+    // A board stopped on request wrote what it measured; one killed may have left nothing.
+    const bool wrote = p.exit_code <= exit_check_failed || (p.exit_code > 128 && !p.killed);
+    if (wrote && std::filesystem::exists(path)) docs.push_back(load_current(path));
   }
   std::cout.flush();
   if (docs.size() > 1 && !verify_only) {
@@ -865,8 +870,13 @@ int run_cli(int argc, char** argv) {
   try {
     if (*info) return do_info(info_device, info_json);
     if (*list) return do_list(list_patterns, list_facts_flag);
-    if (*run) return rf.resume_path.empty() ? do_run(rf, false, command) : do_resume(rf, command);
-    if (*verify) return do_run(vf, true, command);
+    if (*run || *verify) {
+      // Ctrl-C, `kill`, `timeout` and a Slurm time limit stop the run between samples; its
+      // rows are written, not lost (harness/stop_signal.hpp).
+      const stop_on_signals stop_cleanly;
+      if (*verify) return do_run(vf, true, command);
+      return rf.resume_path.empty() ? do_run(rf, false, command) : do_resume(rf, command);
+    }
     if (*rep) return do_report(report_files, report_html, report_md);
     if (*mrg) return do_merge(merge_files, merge_out, merge_replace);
     if (*cmp) {

@@ -1,5 +1,7 @@
 #include "cli/concurrent.hpp"
 
+#include "harness/stop_signal.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -66,9 +69,22 @@ std::vector<board_process> run_boards_at_once(const std::vector<std::string>& ar
     pids.push_back(pid);
     out.push_back(std::move(b));
   }
+  // Polled, so that a stop asked of this process (Ctrl-C reaches every process of the group,
+  // `kill` only this one) is passed on once to every board still measuring: each writes its
+  // rows and ends, and the table below still shows them.
+  bool forwarded = false;
   for (std::size_t left = pids.size(); left > 0;) {
+    if (const int sig = stop_signal(); sig && !forwarded) {
+      for (pid_t p : pids)
+        if (p > 0) kill(p, sig);
+      forwarded = true;
+    }
     int status = 0;
-    const pid_t pid = waitpid(-1, &status, 0);
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
     if (pid < 0) {
       if (errno == EINTR) continue;
       break;
@@ -79,6 +95,7 @@ std::vector<board_process> run_boards_at_once(const std::vector<std::string>& ar
     --left;
     auto& b = out[static_cast<std::size_t>(at - pids.begin())];
     b.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    b.killed = !WIFEXITED(status);
     b.seconds = std::chrono::duration<double>(clock::now() - start).count();
     if (on_exit) on_exit(b);
   }

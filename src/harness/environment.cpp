@@ -1,5 +1,7 @@
 #include "harness/environment.hpp"
 
+#include "harness/stop_signal.hpp"
+
 #include "memscope/core/cuda_check.hpp"
 
 #include <algorithm>
@@ -62,6 +64,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     if (held && hold_.timed_out())
       throw std::runtime_error("the host blocked for seconds while the stream was held for timing (a launch that waits "
                                "for the GPU must be timed with exec_tag::sync)");
+    throw_if_stop_requested();  // the sample is whole and the stream free: drop the point here
     return one_sample{stop_.seconds_since(start_) / batch, p.run_once ? std::nullopt : clock_.read()};
   };
 
@@ -96,6 +99,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
       launch(s);
     }
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    throw_if_stop_requested();
 
     int batch = 1;
     if (!cold_ && !prepare) {

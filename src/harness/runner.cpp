@@ -3,6 +3,7 @@
 #include "harness/launcher.hpp"
 
 #include "harness/environment.hpp"
+#include "harness/stop_signal.hpp"
 #include "harness/text_output.hpp"
 #include "present/rows.hpp"
 #include "memscope/core/cuda_check.hpp"
@@ -137,10 +138,19 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   results_doc doc = new_results_doc(req, dev);
   doc.telemetry_note = req.verify_only ? std::string() : env.telemetry().note();
 
+  const auto stopped = [&](int sig, const std::string& where, std::size_t not_run) {
+    doc.incomplete = "stopped by " + signal_name(sig) + " " + where + "; " + std::to_string(not_run) + " point(s) not run";
+  };
   if (!req.verify_only) {
     const std::size_t want = doc.quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
     const std::size_t bytes = std::min(want, dev.total_global_mem / 8);
-    env.measure_copy_ceiling(bytes);
+    try {
+      env.measure_copy_ceiling(bytes);
+    } catch (const run_stopped& s) {
+      // Nothing measured: no segment is journaled, and --resume starts the run afresh.
+      stopped(s.signal, "while the copy ceiling was measured", plan.size());
+      return doc;
+    }
     doc.copy_ceiling_gbps = env.copy_ceiling_gbps();
     doc.copy_ceiling_bytes = env.copy_ceiling_bytes();
   }
@@ -151,14 +161,29 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   std::random_device rd;
   const std::uint64_t run_seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
                                  static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const auto left_from = [&](std::size_t i) {
+    std::size_t n = 0;
+    for (; i < plan.size(); ++i) n += done.count(planned_key(plan[i])) == 0;
+    return n;
+  };
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (done.count(planned_key(p))) continue;
+    const std::string label = p.point.label(p.def->axes);
+    const std::string where = p.def->id() + (label.empty() ? "" : " " + label);
+    if (const int sig = stop_signal()) {
+      stopped(sig, "before " + where, left_from(i));
+      break;
+    }
     case_state state(*p.def, p.point, env, req.verify_only, run_seed);
     case_result& r = state.result();
-    if (hooks.progress) hooks.progress(i, plan.size(), p.def->id(), p.point.label(p.def->axes));
+    if (hooks.progress) hooks.progress(i, plan.size(), p.def->id(), label);
     try {
       p.def->body(state);
+    } catch (const run_stopped& s) {
+      // The point's samples are dropped, not recorded: --resume measures it whole.
+      stopped(s.signal, "while measuring " + where + " (its samples are dropped)", left_from(i));
+      break;
     } catch (const case_skipped& s) {
       r.status = case_status::skipped;
       r.message = s.reason;

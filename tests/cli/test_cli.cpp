@@ -7,6 +7,8 @@
 
 #include <sys/wait.h>
 
+#include <csignal>
+
 #include <array>
 #include <filesystem>
 #include <fstream>
@@ -459,4 +461,74 @@ TEST(Cli, GpuRankFilesMergeIntoOneFleetDocument) {
   EXPECT_NE(same.out.find("shared one GPU"), std::string::npos) << same.out;
   const auto twice = run("merge " + files[0] + " " + files[0] + " -o " + dir + "fleet.json");
   EXPECT_NE(twice.code, 0) << twice.out;
+}
+
+namespace {
+
+/// Starts `memscope ARGS` in the background, waits until a journal matching `journal_glob`
+/// holds a row, sends SIGTERM to memscope only, and returns memscope's exit status and output.
+outcome stop_after_first_row(const std::string& args, const std::string& journal_glob, const std::string& dir) {
+  const std::string script = dir + "stop.sh", log = dir + "stop.log";
+  std::ofstream(script) << "MEMSCOPE_SELFTEST=1 " << exe() << " " << args << " > " << log << " 2>&1 &\n"
+                        << "pid=$!\n"
+                        << "i=0\n"
+                        << "while [ \"$(cat " << journal_glob << " 2>/dev/null | grep -c '^{\"row\"')\" -lt 1 ] && [ $i -lt 1200 ]; do\n"
+                        << "  sleep 0.05; i=$((i+1))\n"
+                        << "done\n"
+                        << "kill -TERM $pid\n"
+                        << "wait $pid\n"
+                        << "echo \"exit=$?\" >> " << log << "\n";
+  if (std::system(("sh " + script).c_str()) != 0) return {-1, "the script failed"};
+  std::ifstream in(log);
+  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = out.rfind("exit=");
+  return {at == std::string::npos ? -1 : std::stoi(out.substr(at + 5)), out};
+}
+
+}  // namespace
+
+// SIGTERM (kill, timeout, a Slurm time limit) stops the run at the end of a sample: the point
+// under way is dropped, every finished row is written, the exit is 128 + 15, and --resume
+// finishes the run. Under --concurrent a signal to the parent alone reaches every board.
+TEST(Cli, GpuStopSignalWritesTheRowsAndResumeFinishes) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string dir = ::testing::TempDir() + "memscope-stop-" + std::to_string(::getpid()) + "/";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // Two points of about two seconds each: the signal comes once the first is journaled.
+  const std::string rule = " --min-time 2 --timeout 2 --max-samples 1000000 --axis n=1,1000 ";
+  const std::string out = dir + "stop.json", journal = out + ".journal";
+  const auto first = stop_after_first_row("run selftest/before" + rule + "--json " + out, journal, dir);
+  EXPECT_EQ(first.code, 128 + SIGTERM) << first.out;
+  EXPECT_NE(first.out.find("SIGTERM: stopping after the sample under way"), std::string::npos) << first.out;
+  EXPECT_NE(first.out.find("stopped by SIGTERM while measuring selftest/before"), std::string::npos) << first.out;
+  EXPECT_EQ(first.out.find("error:"), std::string::npos) << "a stop that was asked for is not an error\n" << first.out;
+  EXPECT_NE(first.out.find("--resume " + journal), std::string::npos) << first.out;
+  const auto partial = memscope::load_results(out);
+  EXPECT_NE(partial.incomplete.find("SIGTERM"), std::string::npos) << partial.incomplete;
+  ASSERT_EQ(partial.results.size(), 1u) << "the finished point, not the one the signal cut short";
+  EXPECT_EQ(partial.results[0].status, memscope::case_status::ok);
+
+  const auto resumed = run("run --resume " + journal + " --quiet", "MEMSCOPE_SELFTEST=1 ");
+  EXPECT_EQ(resumed.code, 0) << resumed.out;
+  const auto whole = memscope::load_results(out);
+  EXPECT_TRUE(whole.incomplete.empty()) << whole.incomplete;
+  EXPECT_EQ(whole.results.size(), 2u);
+
+  const std::string board_json = dir + "c.json";
+  const auto c = stop_after_first_row("run selftest/before" + rule + "--device all --concurrent --json " + board_json,
+                                      dir + "c.*.json.journal", dir);
+  EXPECT_EQ(c.code, 128 + SIGTERM) << c.out;
+  EXPECT_NE(c.out.find("stopped by SIGTERM, its rows written"), std::string::npos) << c.out;
+  std::size_t boards = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("c.", 0) != 0 || e.path().extension() != ".json") continue;
+    ++boards;
+    const auto doc = memscope::load_results(e.path().string());
+    EXPECT_NE(doc.incomplete.find("SIGTERM"), std::string::npos) << name << ": " << doc.incomplete;
+    EXPECT_GE(doc.results.size(), 1u) << name;
+  }
+  EXPECT_GE(boards, 1u) << c.out;
+  std::filesystem::remove_all(dir);
 }
