@@ -247,11 +247,12 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
 run_hooks journal_hooks(std::unique_ptr<journal_writer>& writer, progress_printer& progress) {
   run_hooks h;
   h.progress = [&progress](std::size_t, std::size_t, const std::string& id, const std::string& axes) { progress.point(id, axes); };
-  if (writer) {
-    journal_writer* w = writer.get();
-    h.on_start = [w](const results_doc& d) { w->segment(d); };
-    h.on_row = [w](const case_result& r) { w->row(r); };
-  }
+  journal_writer* w = writer.get();
+  if (w) h.on_start = [w](const results_doc& d) { w->segment(d); };
+  h.on_row = [w, &progress](const case_result& r) {
+    if (w) w->row(r);
+    progress.point_finished();
+  };
   return h;
 }
 

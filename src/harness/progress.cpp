@@ -31,14 +31,11 @@ std::string progress_printer::clock(double s) {
 }
 
 void progress_printer::case_line() {
-  if (case_.empty() || style_ != style::lines) return;
-  ++cases_done_;
+  if (case_.empty() || style_ != style::lines || case_finished_ == 0) return;
   const double elapsed = since(t0_);
-  // The points finished so far: every started point but the one about to start.
-  const std::size_t finished = finished_ ? started_ : started_ - 1;
-  const double left = finished > 0 ? elapsed / static_cast<double>(finished) * static_cast<double>(total_ - finished) : 0;
+  const double left = finished_ > 0 ? elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_) : 0;
   std::fprintf(out_, "memscope: %s: %zu point%s in %.1f s; %zu/%zu points, elapsed %s, about %s left\n", case_.c_str(),
-               case_points_, case_points_ == 1 ? "" : "s", since(case_t0_), finished, total_, clock(elapsed).c_str(),
+               case_finished_, case_finished_ == 1 ? "" : "s", since(case_t0_), finished_, total_, clock(elapsed).c_str(),
                clock(left).c_str());
   std::fflush(out_);
 }
@@ -48,10 +45,9 @@ void progress_printer::point(const std::string& case_id, const std::string& axes
   if (case_id != case_) {
     case_line();
     case_ = case_id;
-    case_points_ = 0;
+    case_finished_ = 0;
     case_t0_ = std::chrono::steady_clock::now();
   }
-  ++case_points_;
   if (style_ == style::terminal) {
     std::fprintf(out_, "\r\033[K[%zu/%zu %s] %s %s", started_, total_, clock(since(t0_)).c_str(), case_id.c_str(),
                  axes.c_str());
@@ -59,9 +55,14 @@ void progress_printer::point(const std::string& case_id, const std::string& axes
   }
 }
 
+void progress_printer::point_finished() {
+  ++finished_;
+  ++case_finished_;
+}
+
 void progress_printer::done() {
-  if (finished_) return;
-  finished_ = true;
+  if (closed_) return;
+  closed_ = true;
   if (style_ == style::terminal) {
     std::fprintf(out_, "\r\033[K");
     std::fflush(out_);

@@ -19,6 +19,9 @@ class progress_printer {
 
   /// Before each point: its case and axes.
   void point(const std::string& case_id, const std::string& axes);
+  /// After a point's row is written; a point that never gets here (a run stopped during it)
+  /// is not counted as done.
+  void point_finished();
   /// After the last point (or a stop): the last case's line, and the terminal line cleared.
   void done();
 
@@ -28,11 +31,11 @@ class progress_printer {
  private:
   void case_line();
   style style_;
-  std::size_t total_, started_ = 0, case_points_ = 0, cases_done_ = 0;
+  std::size_t total_, started_ = 0, finished_ = 0, case_finished_ = 0;
   std::string case_;
   std::FILE* out_;
   std::chrono::steady_clock::time_point t0_, case_t0_;
-  bool finished_ = false;
+  bool closed_ = false;
 };
 
 }  // namespace memscope

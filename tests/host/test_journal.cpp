@@ -221,8 +221,11 @@ std::string progress_text(progress_printer::style style, std::size_t total, Driv
 TEST(Progress, OneLinePerCaseWhenNotATerminal) {
   const std::string text = progress_text(progress_printer::style::lines, 3, [](progress_printer& p) {
     p.point("bandwidth/copy", "bytes=2^20");
+    p.point_finished();
     p.point("bandwidth/copy", "bytes=2^21");
+    p.point_finished();
     p.point("reduce/sum", "n=1");
+    p.point_finished();
     p.done();
     p.done();  // idempotent
   });
@@ -234,6 +237,22 @@ TEST(Progress, OneLinePerCaseWhenNotATerminal) {
   EXPECT_EQ(text.find('\r'), std::string::npos);
   EXPECT_EQ(progress_printer::clock(65), "1:05");
   EXPECT_EQ(progress_printer::clock(3 * 3600 + 3), "3:00:03");
+}
+
+TEST(Progress, APointCutShortIsNotCountedAsDone) {
+  const std::string text = progress_text(progress_printer::style::lines, 4, [](progress_printer& p) {
+    p.point("managed/stream", "chunks=16");
+    p.point_finished();
+    p.point("managed/stream", "chunks=64");  // stopped by a signal: no row
+    p.done();
+  });
+  EXPECT_NE(text.find("managed/stream: 1 point in"), std::string::npos) << text;
+  EXPECT_NE(text.find("1/4 points"), std::string::npos) << text;
+  const std::string none = progress_text(progress_printer::style::lines, 2, [](progress_printer& p) {
+    p.point("managed/stream", "chunks=16");
+    p.done();
+  });
+  EXPECT_EQ(none, "") << "a case with no finished point has no line";
 }
 
 TEST(Progress, QuietPrintsNothing) {
