@@ -13,13 +13,14 @@
 namespace memscope {
 namespace {
 
-constexpr int handled[] = {SIGINT, SIGTERM, SIGUSR1};
+constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 constexpr std::int64_t same_request_ns = 1'000'000'000;
 
 volatile std::sig_atomic_t requested = 0;
 std::atomic<std::int64_t> first_ns{0};
 static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the handler may only touch lock-free atomics");
 struct sigaction previous[sizeof handled / sizeof handled[0]];
+bool installed[sizeof handled / sizeof handled[0]];
 
 std::int64_t monotonic_ns() {
   timespec ts{};
@@ -31,6 +32,7 @@ const char* short_name(int sig) {
   switch (sig) {
     case SIGINT: return "SIGINT";
     case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
     case SIGUSR1: return "SIGUSR1";
     default: return nullptr;
   }
@@ -76,11 +78,17 @@ stop_on_signals::stop_on_signals() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // the CUDA driver's and the C library's blocking calls carry on
-  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i) sigaction(handled[i], &sa, &previous[i]);
+  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i) {
+    // A signal ignored when memscope started stays ignored: `nohup` (SIGHUP), and a
+    // non-interactive shell's background job (SIGINT), mean the user wants it to run on.
+    installed[i] = sigaction(handled[i], nullptr, &previous[i]) == 0 && previous[i].sa_handler != SIG_IGN;
+    if (installed[i]) sigaction(handled[i], &sa, nullptr);
+  }
 }
 
 stop_on_signals::~stop_on_signals() {
-  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i) sigaction(handled[i], &previous[i], nullptr);
+  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i)
+    if (installed[i]) sigaction(handled[i], &previous[i], nullptr);
 }
 
 int stop_signal() { return requested; }

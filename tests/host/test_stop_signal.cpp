@@ -52,7 +52,24 @@ TEST(StopSignal, NamesTheSignalsItHandles) {
   EXPECT_EQ(signal_name(SIGINT), "SIGINT");
   EXPECT_EQ(signal_name(SIGTERM), "SIGTERM");
   EXPECT_EQ(signal_name(SIGUSR1), "SIGUSR1");
-  EXPECT_EQ(signal_name(SIGHUP), "signal " + std::to_string(SIGHUP));
+  EXPECT_EQ(signal_name(SIGHUP), "SIGHUP");
+  EXPECT_EQ(signal_name(SIGUSR2), "signal " + std::to_string(SIGUSR2));
+}
+
+TEST(StopSignal, ASignalIgnoredAtTheStartStaysIgnored) {
+  // As nohup leaves SIGHUP, and a non-interactive shell a background job's SIGINT.
+  struct sigaction ignore{}, before{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ASSERT_EQ(sigaction(SIGHUP, &ignore, &before), 0);
+  {
+    const stop_on_signals guard;
+    std::raise(SIGHUP);
+    EXPECT_EQ(stop_signal(), 0) << "nohup means run on";
+    EXPECT_EQ(current_handler(SIGHUP), SIG_IGN);
+  }
+  EXPECT_EQ(current_handler(SIGHUP), SIG_IGN);
+  sigaction(SIGHUP, &before, nullptr);
 }
 
 TEST(StopSignalDeathTest, AskedAgainASecondLaterTheProcessEndsAtOnce) {
