@@ -16,9 +16,12 @@ namespace {
 constexpr int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
 constexpr std::int64_t same_request_ns = 1'000'000'000;
 
-volatile std::sig_atomic_t requested = 0;
+// Atomics, not volatile sig_atomic_t: the handler may run on any thread (the CUDA driver's
+// own among them), and the sampler reads the request on the main one.
+std::atomic<int> requested{0};
 std::atomic<std::int64_t> first_ns{0};
-static_assert(std::atomic<std::int64_t>::is_always_lock_free, "the handler may only touch lock-free atomics");
+static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free,
+              "the handler may only touch lock-free atomics");
 struct sigaction previous[sizeof handled / sizeof handled[0]];
 bool installed[sizeof handled / sizeof handled[0]];
 
@@ -51,13 +54,15 @@ void say(const char* s) {
 extern "C" void on_stop_signal(int sig) {
   const int saved_errno = errno;
   const std::int64_t now = monotonic_ns();
-  if (requested == 0) {
-    first_ns.store(now);
-    requested = sig;
-    say("\nmemscope: ");
-    say(short_name(sig) ? short_name(sig) : "a signal");
-    say(": stopping after the sample under way and writing every row measured so far "
-        "(signal again, a second or more from now, to stop at once)\n");
+  int none = 0;
+  if (requested.load() == 0) {
+    first_ns.store(now);  // before the request: whoever sees the request sees its time
+    if (requested.compare_exchange_strong(none, sig)) {
+      say("\nmemscope: ");
+      say(short_name(sig) ? short_name(sig) : "a signal");
+      say(": stopping after the sample under way and writing every row measured so far "
+          "(signal again, a second or more from now, to stop at once)\n");
+    }
   } else if (now - first_ns.load() >= same_request_ns) {
     // Asked again: the default action, now (blocked until this handler returns).
     struct sigaction dfl{};
@@ -72,7 +77,7 @@ extern "C" void on_stop_signal(int sig) {
 }  // namespace
 
 stop_on_signals::stop_on_signals() {
-  requested = 0;
+  requested.store(0);
   first_ns.store(0);
   struct sigaction sa{};
   sa.sa_handler = on_stop_signal;
@@ -91,7 +96,7 @@ stop_on_signals::~stop_on_signals() {
     if (installed[i]) sigaction(handled[i], &previous[i], nullptr);
 }
 
-int stop_signal() { return requested; }
+int stop_signal() { return requested.load(); }
 
 std::string signal_name(int sig) {
   const char* n = short_name(sig);
@@ -99,7 +104,7 @@ std::string signal_name(int sig) {
 }
 
 void throw_if_stop_requested() {
-  if (const int sig = requested) throw run_stopped{sig};
+  if (const int sig = requested.load()) throw run_stopped{sig};
 }
 
 }  // namespace memscope
