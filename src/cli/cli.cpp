@@ -616,6 +616,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
             << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
             << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';
+  if (!doc.incomplete.empty()) std::cerr << "memscope: the run is incomplete: " << doc.incomplete << '\n';
   return exit_ok;
 }
 

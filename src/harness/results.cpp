@@ -402,6 +402,7 @@ json sources_to_json(const std::vector<results_source>& sources) {
   for (const auto& s : sources) {
     json o = {{"file", s.file},       {"tool_version", s.tool_version},   {"commit", s.commit}, {"created_utc", s.created_utc},
               {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps}, {"rows", s.rows}};
+    if (!s.incomplete.empty()) o["incomplete"] = s.incomplete;
     if (s.has_board) {
       o["host"] = s.host;
       o["device"] = to_json(s.device);
@@ -426,6 +427,7 @@ std::vector<results_source> sources_from_json(const checker& c, const json& j, i
     s.command = c.str(j[i], p, "command");
     s.copy_ceiling_gbps = c.number(j[i], p, "copy_gbps");
     s.rows = c.integer<std::size_t>(j[i], p, "rows");
+    if (j[i].contains("incomplete")) s.incomplete = c.str(j[i], p, "incomplete");
     if (j[i].contains("device")) {
       if (version < 5) c.fail(p + ".device", "appears only from results format version 5 on");
       s.has_board = true;
@@ -619,7 +621,12 @@ std::vector<results_source> runs_of(const results_doc& d, const std::string& nam
     s.created_utc = d.created_utc;
     s.command = d.command;
     s.copy_ceiling_gbps = d.copy_ceiling_gbps;
+    s.incomplete = d.incomplete;
     runs.push_back(std::move(s));
+  } else if (!d.incomplete.empty() &&
+             std::none_of(runs.begin(), runs.end(), [](const results_source& s) { return !s.incomplete.empty(); })) {
+    // A resumed run's document (or one merged before runs kept their own): the stop is its last run's.
+    runs.back().incomplete = d.incomplete;
   }
   for (auto& s : runs)
     if (!s.has_board) {
@@ -666,14 +673,17 @@ void header_from_runs(results_doc& d) {
     d.created_utc = s.created_utc;
     d.command = s.command;
     d.copy_ceiling_gbps = s.copy_ceiling_gbps;
+    d.incomplete = s.incomplete;
     d.sources.clear();
     return;
   }
   std::string cmd;
   bool same_commit = true;
   d.created_utc.clear();
+  d.incomplete.clear();
   for (std::size_t i = 0; i < d.sources.size(); ++i) {
     const auto& s = d.sources[i];
+    if (!s.incomplete.empty()) d.incomplete += (d.incomplete.empty() ? "" : "; ") + s.file + ": " + s.incomplete;
     cmd += (i ? " + " : "") + s.command;
     same_commit = same_commit && s.commit == d.sources.front().commit;
     d.created_utc = std::max(d.created_utc, s.created_utc);

@@ -85,6 +85,8 @@ struct results_source {
   std::string file, tool_version, commit, created_utc, command;
   double copy_ceiling_gbps = 0;
   std::size_t rows = 0;  // rows of the merged document that it measured
+  /// Why the run stopped early (its document's `incomplete`); empty for a run that finished.
+  std::string incomplete;
   /// The board that measured the run (format 5 on; older sources are the header's board).
   bool has_board = false;
   std::string host;

@@ -241,6 +241,7 @@ void write_markdown(const results_doc& doc, std::ostream& out, const std::vector
   out << fmt::format("- memscope {} ({}), {}, command: {}\n", markdown_cell(doc.tool_version), markdown_cell(doc.commit),
                      markdown_cell(doc.created_utc), markdown_cell(doc.command));
   if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
+  if (!doc.incomplete.empty()) out << "- **incomplete**: " << markdown_cell(doc.incomplete) << '\n';
   if (any_link_row(doc)) out << "- of ceiling: " << ceiling_legend << '\n';
   if (!findings.empty()) {
     out << "\n## Findings\n\n";

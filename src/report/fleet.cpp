@@ -85,6 +85,9 @@ std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, con
                                 b.worst_row.empty() ? std::string("-")
                                                     : fmt::format("{:+.1f}% at {}", 100 * b.worst, b.worst_row)));
   }
+  // A board whose run stopped early is compared on the points it finished: said, not hidden.
+  for (std::size_t i = 0; i < boards.size(); ++i)
+    if (!boards[i].incomplete.empty()) lines.push_back(fmt::format("  {}: incomplete ({})", s[i].board, boards[i].incomplete));
   if (boards.size() == 2 && flagged)
     lines.push_back("  with two boards a difference cannot say which one is off: measure a third");
   else if (flagged == 0)

@@ -155,6 +155,47 @@ TEST(FleetMerge, RankFilesBecomeOneDocumentOfSeveralBoards) {
   EXPECT_THROW(merge({m, b}, {false, {"fleet.json", "again.json"}}), results_error);
 }
 
+// A rank stopped by the job's time limit: merge keeps its stop with its run, the document
+// says which file stopped, and the per-board table names the board compared on fewer points.
+TEST(FleetMerge, ARankThatStoppedEarlySaysSoInTheMergedDocumentAndTheTable) {
+  auto a = board("node1", "GPU-1", 100, 50), b = board("node2", "GPU-2", 125, 50);
+  a.rank = 0;
+  b.rank = 1;
+  b.incomplete = "stopped by SIGTERM while measuring transfer/copy (its samples are dropped); 3 point(s) not run";
+  b.results.pop_back();
+  const auto m = merge({a, b}, {false, {"run.node1.gpu0.json", "run.node2.gpu0.json"}});
+  ASSERT_EQ(m.sources.size(), 2u);
+  EXPECT_TRUE(m.sources[0].incomplete.empty());
+  EXPECT_EQ(m.sources[1].incomplete, b.incomplete);
+  EXPECT_EQ(m.incomplete, "run.node2.gpu0.json: " + b.incomplete);
+  const auto back = results_from_json(to_json(m), "fleet.json");
+  EXPECT_EQ(back.sources[1].incomplete, b.incomplete);
+  const auto boards = split_boards(back);
+  ASSERT_EQ(boards.size(), 2u);
+  EXPECT_TRUE(boards[0].incomplete.empty());
+  EXPECT_EQ(boards[1].incomplete, b.incomplete);
+  const auto lines = report::fleet_table(boards);
+  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("incomplete") != std::string::npos; });
+  ASSERT_NE(said, lines.end());
+  EXPECT_NE(said->find("node2"), std::string::npos) << *said;
+  EXPECT_NE(said->find("SIGTERM"), std::string::npos) << *said;
+  // A finished run merged with a stopped one of the same board: the stop stays the stopped run's.
+  auto again = board("node1", "GPU-1", 100, 50);
+  again.results.front().suite = "other";
+  again.results.back().suite = "other";
+  again.incomplete = "stopped by SIGINT before other/copy; 1 point(s) not run";
+  auto whole = board("node1", "GPU-1", 100, 50);
+  const auto profile = merge({whole, again}, {false, {"a.json", "b.json"}});
+  EXPECT_EQ(profile.incomplete, "b.json: " + again.incomplete);
+  // A resumed run's document (several processes; the header says how the last one ended).
+  auto resumed = profile;
+  for (auto& s : resumed.sources) s.incomplete.clear();
+  resumed.incomplete = "stopped by SIGTERM before other/read; 1 point(s) not run";
+  const auto again_merged = merge({resumed}, {false, {"resumed.json"}});
+  EXPECT_EQ(again_merged.sources.back().incomplete, resumed.incomplete);
+  EXPECT_TRUE(again_merged.sources.front().incomplete.empty());
+}
+
 TEST(FleetMerge, BadJobsAreRefusedWithTheReason) {
   auto a = board("node1", "GPU-1", 100, 50), b = board("node2", "GPU-2", 101, 50);
   a.rank = 0;
