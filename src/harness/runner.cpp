@@ -138,6 +138,14 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   results_doc doc = new_results_doc(req, dev);
   doc.telemetry_note = req.verify_only ? std::string() : env.telemetry().note();
 
+  std::set<std::string> done;
+  if (hooks.done) done.insert(hooks.done->begin(), hooks.done->end());
+  // The points from plan[i] on that this process was to run: what a stop leaves undone.
+  const auto left_from = [&](std::size_t i) {
+    std::size_t n = 0;
+    for (; i < plan.size(); ++i) n += done.count(planned_key(plan[i])) == 0;
+    return n;
+  };
   const auto stopped = [&](int sig, const std::string& where, std::size_t not_run) {
     doc.incomplete = "stopped by " + signal_name(sig) + " " + where + "; " + std::to_string(not_run) + " point(s) not run";
   };
@@ -148,7 +156,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
       env.measure_copy_ceiling(bytes);
     } catch (const run_stopped& s) {
       // Nothing measured: no segment is journaled, and --resume starts the run afresh.
-      stopped(s.signal, "while the copy ceiling was measured", plan.size());
+      stopped(s.signal, "while the copy ceiling was measured", left_from(0));
       return doc;
     }
     doc.copy_ceiling_gbps = env.copy_ceiling_gbps();
@@ -156,16 +164,9 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   }
   if (hooks.on_start) hooks.on_start(doc);
 
-  std::set<std::string> done;
-  if (hooks.done) done.insert(hooks.done->begin(), hooks.done->end());
   std::random_device rd;
   const std::uint64_t run_seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
                                  static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  const auto left_from = [&](std::size_t i) {
-    std::size_t n = 0;
-    for (; i < plan.size(); ++i) n += done.count(planned_key(plan[i])) == 0;
-    return n;
-  };
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (done.count(planned_key(p))) continue;
@@ -196,8 +197,8 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     const cudaError_t sticky = r.status == case_status::error ? cudaDeviceSynchronize() : cudaSuccess;
     if (sticky != cudaSuccess) {
       r.message += std::string(" (the CUDA context is lost: ") + cudaGetErrorName(sticky) + ")";
-      doc.incomplete = "stopped at " + p.def->id() + (r.axes_label.empty() ? "" : " " + r.axes_label) + ", which left the CUDA context unusable (" +
-                       cudaGetErrorName(sticky) + "); " + std::to_string(plan.size() - i - 1) + " later point(s) not run";
+      doc.incomplete = "stopped at " + where + ", which left the CUDA context unusable (" + cudaGetErrorName(sticky) + "); " +
+                       std::to_string(left_from(i + 1)) + " later point(s) not run";
     }
     finish_row(r, doc.copy_ceiling_gbps);
     doc.results.push_back(r);

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 
 namespace memscope {
 namespace {
@@ -22,8 +23,8 @@ std::atomic<int> requested{0};
 std::atomic<std::int64_t> first_ns{0};
 static_assert(std::atomic<int>::is_always_lock_free && std::atomic<std::int64_t>::is_always_lock_free,
               "the handler may only touch lock-free atomics");
-struct sigaction previous[sizeof handled / sizeof handled[0]];
-bool installed[sizeof handled / sizeof handled[0]];
+struct sigaction previous[std::size(handled)];
+bool installed[std::size(handled)];
 
 std::int64_t monotonic_ns() {
   timespec ts{};
@@ -83,7 +84,7 @@ stop_on_signals::stop_on_signals() {
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // the CUDA driver's and the C library's blocking calls carry on
-  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i) {
+  for (std::size_t i = 0; i < std::size(handled); ++i) {
     // A signal ignored when memscope started stays ignored: `nohup` (SIGHUP), and a
     // non-interactive shell's background job (SIGINT), mean the user wants it to run on.
     installed[i] = sigaction(handled[i], nullptr, &previous[i]) == 0 && previous[i].sa_handler != SIG_IGN;
@@ -92,7 +93,7 @@ stop_on_signals::stop_on_signals() {
 }
 
 stop_on_signals::~stop_on_signals() {
-  for (std::size_t i = 0; i < sizeof handled / sizeof handled[0]; ++i)
+  for (std::size_t i = 0; i < std::size(handled); ++i)
     if (installed[i]) sigaction(handled[i], &previous[i], nullptr);
 }
 
