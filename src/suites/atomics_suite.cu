@@ -1,8 +1,10 @@
 // Suite `atomics`: what the histogram, the reductions' last step and every counter rely on,
 // measured on its own. Add, a compare-and-swap loop and max on i32/u32/u64/f32/f64, in global
 // memory, the block's shared memory and a peer block's (DSMEM), against how many threads share
-// an address; k addresses per warp; scopes; warp aggregation; a dependent chain's latency.
-// Every counter is checked exactly against the count the reference predicts.
+// an address; k addresses per warp; scopes; warp aggregation; a dependent chain's latency, and
+// its cost on lines homed in the near and the far L2 partition; whether the binary's 64-bit
+// DSMEM atomicMax is atomic. Every counter is checked exactly against the count the reference
+// predicts.
 
 #include "core/device_query.hpp"
 #include "harness/state.hpp"
@@ -62,7 +64,7 @@ std::vector<T> expected(const setup& s, std::size_t counters) {
   const auto where = at::counters_of(s.tg);
   std::vector<T> want(counters);
   for (std::size_t i = 0; i < counters; ++i)
-    want[i] = static_cast<T>(at::reference::expected_counter(i, s.o == at::op::max, where, s.blocks, at::policy::block_threads,
+    want[i] = static_cast<T>(at::reference::expected_counter(i, at::offers_max(s.o), where, s.blocks, at::policy::block_threads,
                                                              s.sharers, s.iters));
   return want;
 }
@@ -127,11 +129,12 @@ void by_op(case_state& st, const setup& s) {
   if (s.o == at::op::cas) return by_target<T, at::op::cas>(st, s);
   if constexpr (std::is_floating_point_v<T>) st.skip("there is no atomicMax for floating point (a CAS loop would be one)");
   else {
-    // Found by this suite's exact check on an H200 (CUDA 13.0): 64-bit atomicMax into a peer
-    // block's shared memory left counters below the true maximum. Not timed until explained.
-    if (sizeof(T) == 8 && s.tg == at::target::dsmem)
-      st.skip("64-bit atomicMax on a peer block's shared memory lost updates in memscope's exact check: not timed "
-              "(docs/registers-and-atomics.md)");
+    // CUDA 13.0 compiles a 64-bit atomicMax on a peer block's shared memory as a plain load and
+    // store (atomics.cuh's head): timed as the exact replacement; dsmem_max_probe asks the binary.
+    if (sizeof(T) == 8 && s.tg == at::target::dsmem) {
+      st.add_label("implementation", "atomicCAS loop (atomicMax is not atomic here with CUDA 13.0; atomics/dsmem_max_probe tests this binary's)");
+      return run_kernel<T, at::op::cas_max, at::target::dsmem, at::scope::device, false>(st, s);
+    }
     return by_target<T, at::op::max>(st, s);
   }
 }
@@ -204,6 +207,58 @@ void latency_case(case_state& st) {
   }
 }
 
+/// This binary's own 64-bit atomicMax into a peer block's shared memory, a warp on each address:
+/// the counters it got wrong are the measurement (racecheck reports this case's races: they
+/// are the defect it shows), not a failed check.
+void dsmem_max_probe_case(case_state& st) {
+  if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
+  const at::lost_updates r = at::dsmem_max64_counters_wrong(st.stream());
+  if (r.checked == 0) st.skip("clusters of 2 blocks of the probe's kernel cannot be co-scheduled on this GPU (or it was compiled below sm_90)");
+  // Lost updates are the finding; a counter outside what its threads offered is a broken probe.
+  st.check(r.out_of_range == 0 ? verify_result::pass()
+                               : verify_result::fail(fmt::format("{} of {} counters hold a value none of their threads offered", r.out_of_range, r.checked)));
+  st.add_metric("counters_wrong", static_cast<double>(r.wrong));
+  st.add_metric("counters_checked", static_cast<double>(r.checked));
+  st.add_label("atomic", r.wrong == 0 ? "yes" : "no: updates lost");
+}
+
+/// The home chase: one thread probes 1024 lines (128 KiB) with atomics, keeps those on one
+/// side of the two latency levels and chases them; the host repeats the split on the probe's
+/// cycles to know where the chase ends.
+void home_case(case_state& st) {
+  constexpr int n_lines = 1024;
+  const auto sd = st.get_string("side") == "near" ? at::reference::side::near : at::reference::side::far;
+  const bool atomic = st.get_string("access") == "atomic";
+  const int steps = st.verify_only() ? 100 : 4096;
+  device_buffer<std::uint32_t> lines(std::size_t{n_lines} * at::policy::line_words), probe(n_lines), last(1);
+  device_buffer<unsigned long long> out(3);
+  const auto launch = [&](cudaStream_t stream) {
+    if (atomic) at::l2_home_chain_kernel<true><<<1, 32, 0, stream>>>(lines.data(), n_lines, sd, steps, probe.data(), out.data(), last.data());
+    else at::l2_home_chain_kernel<false><<<1, 32, 0, stream>>>(lines.data(), n_lines, sd, steps, probe.data(), out.data(), last.data());
+    MEMSCOPE_CHECK_LAUNCH("l2_home_chain_kernel");
+  };
+  probe.poison(st.stream());
+  last.poison(st.stream());
+  launch(st.stream());
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
+  const auto cycles = probe.to_host();
+  const auto split = at::reference::split_of(cycles.data(), n_lines);
+  const auto o = out.to_host();
+  if (!split.two_levels && sd == at::reference::side::far)
+    st.skip(fmt::format("one level: atomics on all {} lines cost {}-{} cycles (5th-95th percentile) from SM {}", n_lines, split.low,
+                        split.high, o[2]));
+  const auto end = at::reference::home_chain_end(cycles.data(), n_lines, sd, steps);
+  const auto got = last.to_host();
+  st.check(compare_exact(got.data(), 1, [&](std::size_t) { return end; }));
+  st.add_metric("cycles_per_access", static_cast<double>(o[0]) / steps);
+  st.add_metric("lines_on_side", static_cast<double>(o[1]));
+  st.add_metric("probe_low_cycles", split.low);
+  st.add_metric("probe_high_cycles", split.high);
+  st.add_metric("sm", static_cast<double>(o[2]));
+  st.add_elements(static_cast<std::size_t>(steps));
+  st.exec(launch);
+}
+
 // ---- presentation ----------------------------------------------------------------------------
 
 double g_ops(const case_result& r) { return r.elements_per_s / 1e9; }
@@ -247,6 +302,27 @@ void atomics_findings(const present::suite_view& v, std::vector<std::string>& ou
   for (const auto* r : v.rows(present::case_is("latency")))
     lat += fmt::format("{}{} {:.0f}", lat.empty() ? "" : ", ", r->string_axis("target"), r->metric("cycles_per_atomic"));
   if (!lat.empty()) out.push_back("a dependent chain of atomics, cycles per atomic: " + lat);
+  const auto home = [&](const char* side, const char* access) {
+    const auto rows = v.rows(present::where("l2_home", {{"side", std::string(side)}, {"access", std::string(access)}}));
+    return rows.empty() ? nullptr : rows.front();
+  };
+  if (const auto *an = home("near", "atomic"), *af = home("far", "atomic"); an && af) {
+    std::string text = fmt::format("an L2 atomic costs {:.0f} cycles on a line homed in the chasing SM's L2 partition and {:.0f} ({:.2f}x) on one homed "
+                                   "in the other ({:.0f} of {:.0f} lines near)",
+                                   an->metric("cycles_per_access"), af->metric("cycles_per_access"),
+                                   af->metric("cycles_per_access") / an->metric("cycles_per_access"), an->metric("lines_on_side"),
+                                   an->metric("lines_on_side") + af->metric("lines_on_side"));
+    if (const auto *ln = home("near", "load"), *lf = home("far", "load"); ln && lf)
+      text += fmt::format("; ld.global.cg of the same lines: {:.0f} and {:.0f} cycles", ln->metric("cycles_per_access"), lf->metric("cycles_per_access"));
+    out.push_back(text);
+  }
+  for (const auto* r : v.rows(present::case_is("dsmem_max_probe")))
+    out.push_back(r->metric("counters_wrong") > 0
+                      ? fmt::format("64-bit atomicMax into a peer block's shared memory is not atomic in this binary: {:.0f} of {:.0f} counters "
+                                    "wrong with a warp per address (the u64 DSMEM max rows are an atomicCAS loop)",
+                                    r->metric("counters_wrong"), r->metric("counters_checked"))
+                      : fmt::format("64-bit atomicMax into a peer block's shared memory held in this binary ({:.0f} counters exact)",
+                                    r->metric("counters_checked")));
 }
 
 std::optional<present::fact_value> contention_fact(const present::suite_view& v, std::optional<double> at) {
@@ -308,6 +384,12 @@ void register_atomics(registry& reg) {
   s.add("latency", latency_case)
       .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-word ring: global (L2), shared, DSMEM")
       .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"));
+  s.add("dsmem_max_probe", dsmem_max_probe_case)
+      .summary("whether this binary's 64-bit atomicMax is atomic on a peer block's shared memory (CUDA 13.0's is not)");
+  s.add("l2_home", home_case)
+      .summary("one thread's dependent chain through the L2 lines homed in its SM's own L2 partition, or the other's")
+      .axis(axis::strings("side", {"near", "far"}, "lines whose atomics are fast (near) or slow (far) from the chasing SM"))
+      .axis(axis::strings("access", {"atomic", "load"}, "atomicAdd(p, 0), or ld.global.cg (L2, not L1)"));
 
   auto tp = present::line_plot("atomicAdd (i32): G atomics/s against threads per address", present::label_axes({"target"}), "sharers",
                                g_ops, "threads per address", "G atomics/s", present::scale::log2);

@@ -2,10 +2,18 @@
 // Atomics on their own: add, a compare-and-swap loop and max on 32/64-bit integers and floats,
 // into global memory, the block's shared memory or a peer block's (DSMEM, clusters of two),
 // at a chosen number of threads per address; scope variants; warp aggregation; the latency of
-// a dependent chain of atomics. Counts are exact and atomics_reference.hpp predicts them.
+// a dependent chain of atomics, and of one through lines homed in the chasing SM's own L2
+// partition or the other one. Counts are exact and atomics_reference.hpp predicts them.
+//
+// 64-bit max, min, and, or and xor on a peer block's shared memory are not atomic as compiled
+// for sm_90 by CUDA 13.0: the hardware lacks them for DSMEM, and ptxas's fallback sorts the
+// address into global (native), the block's own shared window (a CAS loop) or anything else,
+// which it treats as thread-local: a plain load and store. cas_max is the exact replacement;
+// dsmem_max_counters_wrong tells whether a binary needs it.
 
 #include "memscope/atomic/atomics_reference.hpp"
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/device_buffer.hpp"
 #include "memscope/dsmem/cluster_launch.cuh"
 
 #include <cooperative_groups.h>
@@ -16,7 +24,10 @@
 
 namespace memscope::atomic {
 
-enum class op { add, cas, max };
+enum class op { add, cas, max, cas_max };  // cas_max: max built from atomicCAS
+
+/// Whether the op offers reference::max_value rather than adding.
+constexpr bool offers_max(op o) { return o == op::max || o == op::cas_max; }
 enum class target { global, shared, dsmem };
 enum class scope { device, block, system };
 
@@ -25,6 +36,7 @@ struct policy {
   static constexpr int blocks_per_sm = 4;
   static constexpr int cluster = 2;        // DSMEM: each block of a pair updates the other's counters
   static constexpr int chain_words = 1024;  // the latency chase's ring
+  static constexpr int line_words = 32;     // 128 bytes: one L2 line per step of the home chase
 };
 
 /// Where the reference looks for a target's counters.
@@ -55,10 +67,33 @@ __device__ __forceinline__ void cas_add(T* p, T v) {
   } while (old != seen);
 }
 
+}  // namespace detail
+
+/// atomicMax built from compare-and-swap: exact wherever atomicCAS is, a peer block's shared
+/// memory included (where this toolchain's 64-bit atomicMax is not; see the file's head).
+/// Integers only. Returns the value it replaced.
+template <class T>
+__device__ __forceinline__ T cas_max(T* p, T v) {
+  static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8), "32- or 64-bit integers");
+  using word = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+  word* w = reinterpret_cast<word*>(p);
+  word old = *w;
+  while (static_cast<T>(old) < v) {
+    const word seen = old;
+    old = atomicCAS(w, seen, static_cast<word>(v));
+    if (old == seen) break;
+  }
+  return static_cast<T>(old);
+}
+
+namespace detail {
+
 template <op O, scope Sc, class T>
 __device__ __forceinline__ void apply(T* p, T v) {
   if constexpr (O == op::cas) {
     cas_add(p, v);
+  } else if constexpr (O == op::cas_max) {
+    cas_max(p, v);
   } else if constexpr (O == op::max) {
     atomicMax(p, v);
   } else if constexpr (Sc == scope::block) {
@@ -104,10 +139,10 @@ __global__ void __launch_bounds__(policy::block_threads)
 #endif
   T* const p = base + index;
   for (int i = 0; i < iters; ++i) {
-    if constexpr (Aggregate && O != op::max) {
+    if constexpr (Aggregate && !offers_max(O)) {
       const unsigned group = __match_any_sync(__activemask(), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
       if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(group) - 1)) detail::apply<O, Sc>(p, static_cast<T>(__popc(group)));
-    } else if constexpr (O == op::max) {
+    } else if constexpr (offers_max(O)) {
       detail::apply<O, Sc>(p, static_cast<T>(reference::max_value(t, i, iters)));
     } else {
       detail::apply<O, Sc>(p, T(1));
@@ -159,6 +194,96 @@ __global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsig
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (Tg == target::dsmem) cg::this_cluster().sync();  // block 1 stays until its ring was read
 #endif
+}
+
+/// The L2 home chase, all in one thread so that one SM probes and chases: every line of
+/// `n_lines` (policy::line_words apart) gets a short chain of atomics, probe[j] = its cycles
+/// per atomic; the lines on side `s` of reference::split_of form a ring in index order; after
+/// a warm lap, `steps` dependent atomicAdd(p, 0) (Atomic) or ld.global.cg loads run between
+/// two clock64 reads. out = {cycles, lines on the side, SM}; last[0] = the line it ended on.
+template <bool Atomic>
+__global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, reference::side s, int steps, std::uint32_t* probe,
+                                     unsigned long long* out, std::uint32_t* last) {
+  if (threadIdx.x != 0 || blockIdx.x != 0) return;
+  constexpr std::uint32_t lw = policy::line_words;
+  for (int j = 0; j < n_lines; ++j) lines[j * lw] = j * lw;  // each line points at itself
+  __threadfence();
+  for (int j = 0; j < n_lines; ++j) {
+    std::uint32_t p = j * lw, best = ~0u;
+    for (int rep = 0; rep < 2; ++rep) {  // the first brings the line into the L2
+      const long long c0 = clock64();
+      for (int k = 0; k < 8; ++k) p = atomicAdd(lines + p, 0u);
+      const long long c1 = clock64();
+      best = min(best, static_cast<std::uint32_t>((c1 - c0) / 8));
+    }
+    probe[j] = best;
+  }
+  const reference::home_split h = reference::split_of(probe, n_lines);
+  int first = -1, prev = -1;
+  unsigned long long count = 0;
+  for (int j = 0; j < n_lines; ++j) {
+    if (!reference::on_side(probe[j], h, s)) continue;
+    if (prev < 0) first = j;
+    else lines[prev * lw] = j * lw;
+    prev = j;
+    ++count;
+  }
+  unsigned sm = 0;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  out[1] = count;
+  out[2] = sm;
+  if (count == 0) {
+    out[0] = 0;
+    last[0] = static_cast<std::uint32_t>(n_lines);
+    return;
+  }
+  lines[prev * lw] = first * lw;
+  __threadfence();
+  const auto step = [&](std::uint32_t p) {
+    if constexpr (Atomic) return atomicAdd(lines + p, 0u);
+    else return __ldcg(lines + p);
+  };
+  std::uint32_t p = first * lw;
+  for (unsigned long long i = 0; i < count; ++i) p = step(p);
+  const long long c0 = clock64();
+  for (int i = 0; i < steps; ++i) p = step(p);
+  const long long c1 = clock64();
+  out[0] = static_cast<unsigned long long>(c1 - c0);
+  last[0] = p / lw;
+}
+
+/// Counters a native 64-bit atomicMax into a peer block's shared memory got wrong, a warp on
+/// each address, and how many were checked: wrong == 0 where this binary's atomicMax is atomic
+/// there. {0, 0} where this kernel's clusters cannot run (a GPU without clusters, or a build
+/// below sm_90).
+/// out_of_range: counters outside what their threads offered (poison, a torn value): a probe
+/// that did not run, not a lost update.
+struct lost_updates {
+  std::size_t wrong = 0, checked = 0, out_of_range = 0;
+};
+
+inline lost_updates dsmem_max64_counters_wrong(cudaStream_t stream) {
+  using T = unsigned long long;
+  constexpr unsigned blocks = 8;
+  constexpr std::uint64_t sharers = 32;
+  constexpr int iters = 16;
+  auto kernel = atomic_kernel<T, op::max, target::dsmem>;
+  const unsigned per_block = reference::counters_per_block(policy::block_threads, sharers);
+  const std::size_t smem = std::size_t{per_block} * sizeof(T);
+  if (!clusters_usable(kernel) || max_active_clusters(kernel, policy::block_threads, policy::cluster, smem) == 0) return {};
+  device_buffer<T> out(std::size_t{blocks} * per_block);
+  out.poison(stream);
+  launch_cluster(kernel, dim3(blocks), dim3(policy::block_threads), policy::cluster, smem, stream, out.data(), sharers, iters);
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+  const auto got = out.to_host();
+  lost_updates r{0, got.size(), 0};
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const T want = reference::expected_counter(i, true, reference::counters_in::peer_block, blocks, policy::block_threads, sharers, iters);
+    const std::uint64_t issuer = (i / per_block) ^ 1u, first = issuer * policy::block_threads + (i % per_block) * sharers;
+    r.wrong += got[i] != want;
+    r.out_of_range += got[i] > want || got[i] < reference::max_value(first, 0, iters);
+  }
+  return r;
 }
 
 }  // namespace memscope::atomic

@@ -47,4 +47,50 @@ inline std::uint32_t chain_end(long long steps) {
   return p;
 }
 
+/// The L2 home chase: which side of the L2 a line's home is on, seen from the SM that probes it.
+enum class side { near, far };
+
+/// Two latency levels among the probed lines, or one. low and high: the 5th and 95th
+/// percentile of the lines' cycles (bins of 8); two levels where high >= 1.25 low, split at
+/// their midpoint. The kernel and the host both call this on the same cycles.
+struct home_split {
+  std::uint32_t low = 0, high = 0, threshold = 0;
+  bool two_levels = false;
+};
+
+MEMSCOPE_HD home_split split_of(const std::uint32_t* cycles, int n) {
+  constexpr int bin = 8, bins = 512;  // up to 4096 cycles; slower lines count in the last bin
+  std::uint16_t hist[bins] = {};
+  for (int j = 0; j < n; ++j) ++hist[cycles[j] / bin < bins ? cycles[j] / bin : bins - 1];
+  const auto percentile = [&](int rank) {
+    int seen = 0;
+    for (int b = 0; b < bins; ++b)
+      if ((seen += hist[b]) > rank) return static_cast<std::uint32_t>(b * bin + bin / 2);
+    return static_cast<std::uint32_t>(bins * bin);
+  };
+  home_split h;
+  if (n == 0) return h;
+  h.low = percentile(n * 5 / 100);
+  h.high = percentile(n * 95 / 100);
+  h.two_levels = std::uint64_t{h.high} * 4 >= std::uint64_t{h.low} * 5;
+  h.threshold = h.low + (h.high - h.low) / 2;
+  return h;
+}
+
+/// Whether a line of `cycles` lies on side s. With one level every line is near.
+MEMSCOPE_HD bool on_side(std::uint32_t cycles, const home_split& h, side s) {
+  return !h.two_levels ? s == side::near : (cycles <= h.threshold) == (s == side::near);
+}
+
+/// The line where the home chase stands after its warm lap and `steps` timed steps: the lines
+/// on side s, in index order, make the ring; n where no line is on that side.
+inline std::uint32_t home_chain_end(const std::uint32_t* cycles, int n, side s, long long steps) {
+  const home_split h = split_of(cycles, n);
+  std::uint32_t ring[4096];
+  int count = 0;
+  for (int j = 0; j < n && count < 4096; ++j)
+    if (on_side(cycles[j], h, s)) ring[count++] = static_cast<std::uint32_t>(j);
+  return count == 0 ? static_cast<std::uint32_t>(n) : ring[steps % count];
+}
+
 }  // namespace memscope::atomic::reference
