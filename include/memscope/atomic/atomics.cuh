@@ -9,7 +9,7 @@
 // for sm_90 by CUDA 13.0: the hardware lacks them for DSMEM, and ptxas's fallback sorts the
 // address into global (native), the block's own shared window (a CAS loop) or anything else,
 // which it treats as thread-local: a plain load and store. cas_max is the exact replacement;
-// dsmem_max_counters_wrong tells whether a binary needs it.
+// dsmem_max64_probe tells whether a binary needs it.
 
 #include "memscope/atomic/atomics_reference.hpp"
 #include "memscope/core/cuda_check.hpp"
@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <vector>
 
 namespace memscope::atomic {
 
@@ -252,38 +253,51 @@ __global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, referenc
   last[0] = p / lw;
 }
 
-/// Counters a native 64-bit atomicMax into a peer block's shared memory got wrong, a warp on
-/// each address, and how many were checked: wrong == 0 where this binary's atomicMax is atomic
-/// there. {0, 0} where this kernel's clusters cannot run (a GPU without clusters, or a build
-/// below sm_90).
-/// out_of_range: counters outside what their threads offered (poison, a torn value): a probe
-/// that did not run, not a lost update.
-struct lost_updates {
-  std::size_t wrong = 0, checked = 0, out_of_range = 0;
-};
-
-inline lost_updates dsmem_max64_counters_wrong(cudaStream_t stream) {
+/// The probe of this binary's native 64-bit atomicMax into a peer block's shared memory: a
+/// warp on each address. usable() is false where its clusters cannot run (a GPU without
+/// clusters, or a build below sm_90); launch() enqueues it; count() reads its counters.
+struct dsmem_max64_probe {
   using T = unsigned long long;
-  constexpr unsigned blocks = 8;
-  constexpr std::uint64_t sharers = 32;
-  constexpr int iters = 16;
-  auto kernel = atomic_kernel<T, op::max, target::dsmem>;
-  const unsigned per_block = reference::counters_per_block(policy::block_threads, sharers);
-  const std::size_t smem = std::size_t{per_block} * sizeof(T);
-  if (!clusters_usable(kernel) || max_active_clusters(kernel, policy::block_threads, policy::cluster, smem) == 0) return {};
-  device_buffer<T> out(std::size_t{blocks} * per_block);
-  out.poison(stream);
-  launch_cluster(kernel, dim3(blocks), dim3(policy::block_threads), policy::cluster, smem, stream, out.data(), sharers, iters);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
-  const auto got = out.to_host();
-  lost_updates r{0, got.size(), 0};
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const T want = reference::expected_counter(i, true, reference::counters_in::peer_block, blocks, policy::block_threads, sharers, iters);
-    const std::uint64_t issuer = (i / per_block) ^ 1u, first = issuer * policy::block_threads + (i % per_block) * sharers;
-    r.wrong += got[i] != want;
-    r.out_of_range += got[i] > want || got[i] < reference::max_value(first, 0, iters);
+  static constexpr unsigned blocks = 8;
+  static constexpr std::uint64_t sharers = 32;
+  static constexpr int iters = 16;
+
+  static unsigned per_block() { return reference::counters_per_block(policy::block_threads, sharers); }
+  static std::size_t counters() { return std::size_t{blocks} * per_block(); }
+  static std::size_t atomics() { return std::size_t{blocks} * policy::block_threads * iters; }
+  static std::size_t smem() { return std::size_t{per_block()} * sizeof(T); }
+  static auto kernel() { return atomic_kernel<T, op::max, target::dsmem>; }
+
+  static bool usable() {
+    return clusters_usable(kernel()) && max_active_clusters(kernel(), policy::block_threads, policy::cluster, smem()) > 0;
   }
-  return r;
-}
+  static void launch(T* out, cudaStream_t stream) {
+    launch_cluster(kernel(), dim3(blocks), dim3(policy::block_threads), policy::cluster, smem(), stream, out, sharers, iters);
+  }
+  /// wrong: counters below the true maximum (lost updates); out_of_range: counters outside
+  /// what their threads offered (poison, a torn value): a probe that did not run.
+  struct tally {
+    std::size_t wrong = 0, checked = 0, out_of_range = 0;
+  };
+  static tally count(const std::vector<T>& got) {
+    tally r{0, got.size(), 0};
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const T want = reference::expected_counter(i, true, reference::counters_in::peer_block, blocks, policy::block_threads, sharers, iters);
+      const std::uint64_t issuer = (i / per_block()) ^ 1u, first = issuer * policy::block_threads + (i % per_block()) * sharers;
+      r.wrong += got[i] != want;
+      r.out_of_range += got[i] > want || got[i] < reference::max_value(first, 0, iters);
+    }
+    return r;
+  }
+  /// One probe, synchronously; {0, 0, 0} where !usable().
+  static tally run(cudaStream_t stream) {
+    if (!usable()) return {};
+    device_buffer<T> out(counters());
+    out.poison(stream);
+    launch(out.data(), stream);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
+    return count(out.to_host());
+  }
+};
 
 }  // namespace memscope::atomic

@@ -84,7 +84,8 @@ TEST(AtomicsGpu, CasMaxIsExactInEverySpaceFor64BitCounters) {
 TEST(AtomicsGpu, NativeDsmemMaxProbeCountsWhatItChecked) {
   MEMSCOPE_REQUIRE_GPU();
   if (!memscope::testing::has_clusters()) GTEST_SKIP() << "no clusters";
-  const auto r = at::dsmem_max64_counters_wrong(nullptr);
+  ASSERT_TRUE(at::dsmem_max64_probe::usable());
+  const auto r = at::dsmem_max64_probe::run(nullptr);
   EXPECT_GT(r.checked, 0u);
   EXPECT_LE(r.wrong, r.checked);
   EXPECT_EQ(r.out_of_range, 0u);
