@@ -5,8 +5,9 @@
 // a dependent chain of atomics, and of one through lines homed in the chasing SM's own L2
 // partition or the other one. Counts are exact and atomics_reference.hpp predicts them.
 //
-// 64-bit max, min, and, or and xor on a peer block's shared memory are not atomic as compiled
-// for sm_90 by CUDA 13.0: the hardware lacks them for DSMEM, and ptxas's fallback sorts the
+// 64-bit max, min and or (the forms tested; add and CAS are exact) on a peer block's shared
+// memory are not atomic as compiled for sm_90 by CUDA 13.0: the hardware lacks them for
+// DSMEM, and ptxas's fallback sorts the
 // address into global (native), the block's own shared window (a CAS loop) or anything else,
 // which it treats as thread-local: a plain load and store. cas_max is the exact replacement;
 // dsmem_max64_probe tells whether a binary needs it.

@@ -83,12 +83,12 @@ MEMSCOPE_HD bool on_side(std::uint32_t cycles, const home_split& h, side s) {
 }
 
 /// The line where the home chase stands after its warm lap and `steps` timed steps: the lines
-/// on side s, in index order, make the ring; n where no line is on that side.
+/// on side s, in index order, make the ring; n where no line is on that side. n <= 4096.
 inline std::uint32_t home_chain_end(const std::uint32_t* cycles, int n, side s, long long steps) {
   const home_split h = split_of(cycles, n);
   std::uint32_t ring[4096];
   int count = 0;
-  for (int j = 0; j < n && count < 4096; ++j)
+  for (int j = 0; j < n && j < 4096; ++j)
     if (on_side(cycles[j], h, s)) ring[count++] = static_cast<std::uint32_t>(j);
   return count == 0 ? static_cast<std::uint32_t>(n) : ring[steps % count];
 }
