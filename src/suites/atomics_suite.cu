@@ -241,9 +241,7 @@ void home_case(case_state& st) {
   device_buffer<std::uint32_t> lines(std::size_t{n_lines} * at::policy::line_words), probe(n_lines), last(1);
   device_buffer<unsigned long long> out(3);
   const auto launch = [&](cudaStream_t stream) {
-    if (atomic) at::l2_home_chain_kernel<true><<<1, 32, 0, stream>>>(lines.data(), n_lines, sd, steps, probe.data(), out.data(), last.data());
-    else at::l2_home_chain_kernel<false><<<1, 32, 0, stream>>>(lines.data(), n_lines, sd, steps, probe.data(), out.data(), last.data());
-    MEMSCOPE_CHECK_LAUNCH("l2_home_chain_kernel");
+    at::l2_home_chain(atomic, lines.data(), n_lines, sd, steps, probe.data(), out.data(), last.data(), stream);
   };
   probe.poison(st.stream());
   last.poison(st.stream());

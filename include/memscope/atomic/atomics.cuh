@@ -7,10 +7,9 @@
 //
 // 64-bit max, min and or (the forms tested; add and CAS are exact) on a peer block's shared
 // memory are not atomic as compiled for sm_90 by CUDA 13.0: the hardware lacks them for
-// DSMEM, and ptxas's fallback sorts the
-// address into global (native), the block's own shared window (a CAS loop) or anything else,
-// which it treats as thread-local: a plain load and store. cas_max is the exact replacement;
-// dsmem_max64_probe tells whether a binary needs it.
+// DSMEM, and ptxas's fallback sorts the address into global (native), the block's own shared
+// window (a CAS loop) or anything else, which it treats as thread-local: a plain load and
+// store. cas_max is the exact replacement; dsmem_max64_probe tells whether a binary needs it.
 
 #include "memscope/atomic/atomics_reference.hpp"
 #include "memscope/core/cuda_check.hpp"
@@ -252,6 +251,14 @@ __global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, referenc
   const long long c1 = clock64();
   out[0] = static_cast<unsigned long long>(c1 - c0);
   last[0] = p / lw;
+}
+
+/// Enqueues the home chase with atomics or with ld.global.cg loads (one thread of one block).
+inline void l2_home_chain(bool atomic, std::uint32_t* lines, int n_lines, reference::side s, int steps, std::uint32_t* probe,
+                          unsigned long long* out, std::uint32_t* last, cudaStream_t stream) {
+  if (atomic) l2_home_chain_kernel<true><<<1, 32, 0, stream>>>(lines, n_lines, s, steps, probe, out, last);
+  else l2_home_chain_kernel<false><<<1, 32, 0, stream>>>(lines, n_lines, s, steps, probe, out, last);
+  MEMSCOPE_CHECK_LAUNCH("l2_home_chain_kernel");
 }
 
 /// The probe of this binary's native 64-bit atomicMax into a peer block's shared memory: a

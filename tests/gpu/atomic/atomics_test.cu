@@ -79,8 +79,8 @@ TEST(AtomicsGpu, CasMaxIsExactInEverySpaceFor64BitCounters) {
   }
 }
 
-// The probe that decides whether the suite times atomicMax or cas_max into DSMEM answers with
-// a count of counters out of a count checked, whatever this binary's atomicMax does.
+// The probe behind atomics/dsmem_max_probe answers with a count of counters out of a count
+// checked, whatever this binary's atomicMax does, and never with a value no thread offered.
 TEST(AtomicsGpu, NativeDsmemMaxProbeCountsWhatItChecked) {
   MEMSCOPE_REQUIRE_GPU();
   if (!memscope::testing::has_clusters()) GTEST_SKIP() << "no clusters";
@@ -104,9 +104,7 @@ TEST(AtomicsGpu, L2HomeChaseEndsWhereTheProbeSays) {
       for (int steps : {0, 1, 997}) {
         last.poison();
         probe.poison();
-        if (atomic) at::l2_home_chain_kernel<true><<<1, 32>>>(lines.data(), n_lines, side, steps, probe.data(), out.data(), last.data());
-        else at::l2_home_chain_kernel<false><<<1, 32>>>(lines.data(), n_lines, side, steps, probe.data(), out.data(), last.data());
-        MEMSCOPE_CHECK_LAUNCH("l2_home_chain_kernel");
+        at::l2_home_chain(atomic, lines.data(), n_lines, side, steps, probe.data(), out.data(), last.data(), nullptr);
         const auto cycles = probe.to_host();
         const auto o = out.to_host();
         const auto split = at::reference::split_of(cycles.data(), n_lines);
