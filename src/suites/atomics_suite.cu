@@ -169,9 +169,8 @@ void atomic_case(case_state& st) {
 template <at::target Tg>
 void chain_body(case_state& st) {
   const int steps = st.verify_only() ? 100 : 4096;
-  device_buffer<std::uint32_t> ring(at::policy::chain_words);
-  std::vector<std::uint32_t> h(at::policy::chain_words);
-  for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = at::reference::chain_next(i);
+  const auto h = at::reference::chain_ring(at::chain_stride(Tg));
+  device_buffer<std::uint32_t> ring(h.size());
   ring.from_host(h);
   device_buffer<unsigned long long> cycles(1);
   device_buffer<std::uint32_t> last(1);
@@ -388,7 +387,8 @@ void register_atomics(registry& reg) {
       .axis(axis::strings("scope", {std::begin(scope_names), std::end(scope_names)}, "atomicAdd, atomicAdd_block, atomicAdd_system"))
       .baseline("scope", std::string("device"), "speedup_vs_device");
   s.add("latency", latency_case)
-      .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-word ring: global (L2), shared, DSMEM")
+      .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-entry ring: global (an entry per L2 line, 128 KiB "
+               "on both L2 homes: their mean), shared, DSMEM")
       .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"));
   s.add("dsmem_max_probe", dsmem_max_probe_case)
       .summary("whether this binary's 64-bit atomicMax is atomic on a peer block's shared memory (CUDA 13.0's is not)");

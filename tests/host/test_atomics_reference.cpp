@@ -68,3 +68,26 @@ TEST(AtomicsReference, HomeChainEndsOnTheRingOfItsSide) {
   EXPECT_EQ(ref::home_chain_end(c.data(), 20, ref::side::far, 5), 1u);
   EXPECT_EQ(ref::home_chain_end(c.data(), 20, ref::side::near, 1), 2u);
 }
+
+TEST(AtomicsReference, ChainRingVisitsEveryEntryOnceAtItsStride) {
+  for (std::uint32_t stride : {1u, 32u}) {
+    const auto r = ref::chain_ring(stride);
+    ASSERT_EQ(r.size(), 1024u * stride);
+    std::vector<int> seen(1024, 0);
+    std::uint32_t p = 0;
+    for (int i = 0; i < 1024; ++i) {
+      ASSERT_EQ(p % stride, 0u);
+      ++seen[p / stride];
+      p = r[p];  // what the kernel's atomicAdd(ring + p, 0) returns
+    }
+    EXPECT_EQ(p, 0u) << "one lap returns to the start";
+    for (int s : seen) EXPECT_EQ(s, 1);
+    for (std::size_t w = 0; w < r.size(); ++w)
+      if (w % stride) EXPECT_EQ(r[w], 0u);
+  }
+  // The entry where the kernel's p / stride stands: the same for every stride.
+  const auto r = ref::chain_ring(32);
+  std::uint32_t p = 0;
+  for (int i = 0; i < 1024 + 7; ++i) p = r[p];
+  EXPECT_EQ(p / 32, ref::chain_end(7));
+}

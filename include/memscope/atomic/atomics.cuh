@@ -40,6 +40,12 @@ struct policy {
   static constexpr int line_words = 32;     // 128 bytes: one L2 line per step of the home chase
 };
 
+/// Words between the latency ring's entries. Global: one entry per 128-byte line, 1024 lines
+/// (128 KiB) that fall on both of the L2's home partitions (atomics/l2_home), so the chain
+/// costs their mean wherever the allocator put the ring; a packed 4 KiB ring fell wholly on one
+/// side, 288 cycles in one run and 495 in the next. Shared and DSMEM: packed.
+constexpr std::uint32_t chain_stride(target t) { return t == target::global ? policy::line_words : 1u; }
+
 /// Where the reference looks for a target's counters.
 constexpr reference::counters_in counters_of(target t) {
   return t == target::global ? reference::counters_in::global
@@ -161,8 +167,9 @@ __global__ void __launch_bounds__(policy::block_threads)
 }
 
 /// One thread follows idx = atomicAdd(&ring[idx], 0) for `steps` dependent atomics; cycles[0]
-/// = their clock64 cycles, last[0] = where it ended. Global: ring in device memory (L2);
-/// shared: the block's; dsmem: block 0 of a pair walks block 1's ring.
+/// = their clock64 cycles, last[0] = the entry where it ended. Global: ring_global, laid out
+/// by reference::chain_ring(chain_stride(target::global)) (L2); shared: the block's; dsmem:
+/// block 0 of a pair walks block 1's ring.
 template <target Tg>
 __global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsigned long long* cycles, std::uint32_t* last) {
   __shared__ std::uint32_t ring_shared[policy::chain_words];
@@ -190,7 +197,7 @@ __global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsig
     for (int i = 0; i < steps; ++i) p = atomicAdd(ring + p, 0u);
     const long long c1 = clock64();
     cycles[0] = static_cast<unsigned long long>(c1 - c0);
-    last[0] = p;
+    last[0] = p / chain_stride(Tg);
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (Tg == target::dsmem) cg::this_cluster().sync();  // block 1 stays until its ring was read

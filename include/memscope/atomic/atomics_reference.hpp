@@ -3,7 +3,9 @@
 
 #include "memscope/core/host_device.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace memscope::atomic::reference {
 
@@ -41,6 +43,15 @@ inline std::uint64_t expected_counter(std::uint64_t i, bool max, counters_in whe
 /// The latency ring: one step is 33 words (a new 128-byte line), visiting all 1024 words.
 MEMSCOPE_HD std::uint32_t chain_next(std::uint32_t i) { return (i + 33u) & 1023u; }
 
+/// The ring in memory: entry i at word i * stride holds chain_next(i) * stride (the word of the
+/// next entry), every other word 0.
+inline std::vector<std::uint32_t> chain_ring(std::uint32_t stride) {
+  std::vector<std::uint32_t> r(std::size_t{1024} * stride, 0u);
+  for (std::uint32_t i = 0; i < 1024; ++i) r[std::size_t{i} * stride] = chain_next(i) * stride;
+  return r;
+}
+
+/// The entry where the chase stands after its warm lap and `steps` timed steps.
 inline std::uint32_t chain_end(long long steps) {
   std::uint32_t p = 0;
   for (long long i = 0; i < 1024 + steps; ++i) p = chain_next(p);

@@ -118,10 +118,9 @@ TEST(AtomicsGpu, L2HomeChaseEndsWhereTheProbeSays) {
 
 TEST(AtomicsGpu, DependentChainEndsWhereTheHostSays) {
   MEMSCOPE_REQUIRE_GPU();
-  device_buffer<std::uint32_t> ring(at::policy::chain_words), last(1);
+  const auto h = at::reference::chain_ring(at::chain_stride(at::target::global));
+  device_buffer<std::uint32_t> ring(h.size()), last(1);
   device_buffer<unsigned long long> cycles(1);
-  std::vector<std::uint32_t> h(at::policy::chain_words);
-  for (std::uint32_t i = 0; i < h.size(); ++i) h[i] = at::reference::chain_next(i);
   ring.from_host(h);
   for (int steps : {1, 1000}) {
     last.poison();
