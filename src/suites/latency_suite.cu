@@ -14,18 +14,17 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
+#include "suites/chase_rows.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/constant/broadcast.cuh"
 #include "memscope/core/chase.hpp"
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
 #include "memscope/texture/texture_object.cuh"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 namespace memscope::suites {
@@ -36,51 +35,10 @@ namespace tx = memscope::texture;
 
 const char* const path_names[] = {"default", "cg", "ldg", "texture"};
 
-struct chase_stats {
-  double median = 0, min = 0, max = 0;
-};
-
-constexpr int repeats_per_point = 5;
-
-/// Runs launch(out, r, stream) for r = 0 .. repeats - 1 (each writes total cycles to out[0]
-/// and its end word to out[1]); run r must end on want(r). Cycles per load over the runs.
-template <class Want, class Launch>
-chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& launch) {
-  const cudaStream_t s = st.stream();
-  device_buffer<unsigned long long> out(3);
-  const int repeats = st.verify_only() ? 1 : repeats_per_point;
-  std::vector<double> per_load;
-  for (int r = 0; r < repeats; ++r) {
-    out.poison(s);
-    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, sizeof(unsigned long long), s));
-    launch(out.data(), r, s);
-    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-    const auto h = out.to_host();
-    // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
-    const auto end = static_cast<std::uint32_t>(h[1]);
-    st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(r)); }));
-    per_load.push_back(static_cast<double>(h[0]) / iters);
-  }
-  std::sort(per_load.begin(), per_load.end());
-  return {per_load[per_load.size() / 2], per_load.front(), per_load.back()};
-}
-
-/// The row's figures come from clock64 inside the kernel; the timed part (so that reports and
-/// comparisons see the row) is one further, unwarmed chase of `timed_iters` loads.
-constexpr unsigned timed_iters = 1024;
-
-void report(case_state& st, const chase_stats& c, const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
-  st.add_metric("cycles_per_load", c.median);
-  st.add_metric("cycles_min", c.min);
-  st.add_metric("cycles_max", c.max);
-  // Nanoseconds at the clock the SMs run at now (%globaltimer against clock64), not the peak.
-  const double mhz = measure_sm_clock_mhz(st.stream());
-  st.add_metric("sm_clock_mhz", mhz);
-  st.add_metric("ns_per_load", mhz > 0 ? c.median / (mhz * 1e-3) : c.median / (st.device().sm_clock_khz * 1e-6));
-  st.add_elements(timed_iters);
-  device_buffer<unsigned long long> out(3);
-  st.exec([&](cudaStream_t q) { timed(out.data(), q); });
-}
+using chase_rows::chase_stats;
+using chase_rows::repeat_chase;
+using chase_rows::report;
+using chase_rows::timed_iters;
 
 template <lt::load_path P>
 void global_chase(case_state& st, std::uint64_t slots) {
@@ -102,18 +60,7 @@ void global_chase(case_state& st, std::uint64_t slots) {
   if constexpr (P == lt::load_path::texture) tex = tx::linear_texture(ring.data(), ring.size(), {}, lim);
   // Past twice the L2 nothing can stay cached: warming would only cost time.
   const bool warm = ring.bytes() <= 2 * static_cast<std::size_t>(st.device().l2_bytes);
-  const unsigned iters = st.verify_only() ? 1024 : 8192;
-  // Each repeat starts at another point of the cycle: a repeat that walked the slots of the
-  // previous one would find them in L2 and report L2 latency for any working set.
-  const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / repeats_per_point; };
-  const chase_stats c = repeat_chase(
-      st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
-      [&](unsigned long long* out, int r, cudaStream_t q) {
-        lt::chase<P>(ring.data(), tex.get(), slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q);
-      });
-  report(st, c, [&](unsigned long long* out, cudaStream_t q) {
-    lt::chase<P>(ring.data(), tex.get(), slots, lt::ring_start(slots, seed), timed_iters, false, out, q);
-  });
+  chase_rows::ring_row<P>(st, ring.data(), tex.get(), slots, seed, warm);
 }
 
 void global_case(case_state& st) {

@@ -11,6 +11,7 @@
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
+#include "suites/chase_rows.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
@@ -176,15 +177,15 @@ void copy_case(case_state& st) {
   st.exec(launch, access ? exec_tag::held : exec_tag::sync);
 }
 
-/// One thread's dependent loads through a ring in the peer's memory, or in its own.
+/// One thread's dependent loads through a 1 GiB ring in the peer's memory, or in its own:
+/// the cycles of chases from five points of the ring (chase_rows.cuh), not the event time of
+/// a replay, which found the slots it had just walked in an L2.
 void latency_case(case_state& st) {
   const int peer = peer_of(st);
   const bool remote = st.get_string("memory") == "peer";
   if (remote) set_peer_access(st, peer, true);
   const auto ring_bytes = static_cast<std::uint64_t>(st.get_int("bytes"));
   const std::uint64_t slots = ring_bytes / (lt::policy::slot_words * 4);
-  constexpr unsigned iters = 4096;
-  const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
   device_buffer<std::uint32_t> ring;
   {
@@ -193,22 +194,7 @@ void latency_case(case_state& st) {
     lt::build_ring(ring.data(), slots, seed, nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
   }
-  device_buffer<unsigned long long> out(3);
-  out.poison(s, 0);
-  const std::uint32_t start = lt::ring_start(slots, seed);
-  const auto launch = [&](cudaStream_t q) {
-    lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, false, out.data(), q);
-  };
-  launch(s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = out.to_host();
-  const std::uint32_t want = lt::ring_position(slots, seed, iters);
-  st.check(h[1] == want ? verify_result::pass()
-                        : verify_result::fail(fmt::format("the chase ended at word {}, not {}", h[1], want)));
-  st.add_metric("cycles_per_load", static_cast<double>(h[0]) / iters);
-  st.add_elements(iters);
-  st.exec(launch);
-  if (st.result().timed) st.add_metric("ns_per_load", st.result().stats.median / iters * 1e9);
+  chase_rows::ring_row<lt::load_path::global_cg>(st, ring.data(), 0, slots, seed, false);
 }
 
 axis peer_offset_axis() {
@@ -281,7 +267,8 @@ void register_peer(registry& reg) {
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 3; });
   s.add("latency", latency_case)
-      .summary("one thread's dependent loads through a ring in the peer's memory or its own (past every cache)")
+      .summary("one thread's dependent loads through a ring (1 GiB: past the L2) in the peer's memory or its own; clock64 cycles of chases from "
+               "five points of the ring")
       .axis(peer_offset_axis())
       .axis(axis::strings("memory", {"local", "peer"}, "the ring in this GPU's memory or the peer's"))
       .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}));
