@@ -229,9 +229,10 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
     // Asked to stop: not an error, but not a finished run either (128 + N, as the signal would).
     const int sig = stop_signal();
     std::cerr << (sig ? "memscope: " : "memscope: error: ") << doc.incomplete << "; "
-              << (journal.empty() ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
-                                  : "the rows measured so far are kept in " + journal +
-                                        " and the outputs; finish the run with: memscope run --resume " + journal)
+              << (journal.empty()       ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
+                  : doc.results.empty() ? "no point was measured; run it again, or: memscope run --resume " + journal
+                                        : "the rows measured so far are kept in " + journal +
+                                              " and the outputs; finish the run with: memscope run --resume " + journal)
               << '\n';
     return sig ? 128 + sig : exit_runtime;
   }

@@ -466,13 +466,16 @@ TEST(Cli, GpuRankFilesMergeIntoOneFleetDocument) {
 namespace {
 
 /// Starts `memscope ARGS` in the background, waits until a journal matching `journal_glob`
-/// holds a row, sends SIGTERM to memscope only, and returns memscope's exit status and output.
-outcome stop_after_first_row(const std::string& args, const std::string& journal_glob, const std::string& dir) {
+/// holds `rows` rows (0: until it exists, which is before the copy ceiling is measured), sends
+/// SIGTERM to memscope only, and returns memscope's exit status and output.
+outcome stop_after_rows(const std::string& args, const std::string& journal_glob, int rows, const std::string& dir) {
   const std::string script = dir + "stop.sh", log = dir + "stop.log";
+  const std::string waiting = rows > 0 ? "[ \"$(cat " + journal_glob + " 2>/dev/null | grep -c '^{\"row\"')\" -lt " + std::to_string(rows) + " ]"
+                                       : "! ls " + journal_glob + " >/dev/null 2>&1";
   std::ofstream(script) << "MEMSCOPE_SELFTEST=1 " << exe() << " " << args << " > " << log << " 2>&1 &\n"
                         << "pid=$!\n"
                         << "i=0\n"
-                        << "while [ \"$(cat " << journal_glob << " 2>/dev/null | grep -c '^{\"row\"')\" -lt 1 ] && [ $i -lt 1200 ]; do\n"
+                        << "while " << waiting << " && [ $i -lt 1200 ]; do\n"
                         << "  sleep 0.05; i=$((i+1))\n"
                         << "done\n"
                         << "kill -TERM $pid\n"
@@ -498,7 +501,7 @@ TEST(Cli, GpuStopSignalWritesTheRowsAndResumeFinishes) {
   // Two points of about two seconds each: the signal comes once the first is journaled.
   const std::string rule = " --min-time 2 --timeout 2 --max-samples 1000000 --axis n=1,1000 ";
   const std::string out = dir + "stop.json", journal = out + ".journal";
-  const auto first = stop_after_first_row("run selftest/before" + rule + "--json " + out, journal, dir);
+  const auto first = stop_after_rows("run selftest/before" + rule + "--json " + out, journal, 1, dir);
   EXPECT_EQ(first.code, 128 + SIGTERM) << first.out;
   EXPECT_NE(first.out.find("SIGTERM: stopping after the sample under way"), std::string::npos) << first.out;
   EXPECT_NE(first.out.find("stopped by SIGTERM while measuring selftest/before"), std::string::npos) << first.out;
@@ -515,9 +518,21 @@ TEST(Cli, GpuStopSignalWritesTheRowsAndResumeFinishes) {
   EXPECT_TRUE(whole.incomplete.empty()) << whole.incomplete;
   EXPECT_EQ(whole.results.size(), 2u);
 
+  // Stopped before any row (at the copy ceiling, or inside the first point): the document
+  // says so, and the message does not promise rows.
+  const std::string none = dir + "none.json";
+  const auto early = stop_after_rows("run selftest/before" + rule + "--json " + none, none + ".journal", 0, dir);
+  EXPECT_EQ(early.code, 128 + SIGTERM) << early.out;
+  EXPECT_NE(early.out.find("no point was measured; run it again, or: memscope run --resume " + none + ".journal"), std::string::npos)
+      << early.out;
+  EXPECT_EQ(early.out.find("the rows measured so far"), std::string::npos) << early.out;
+  const auto empty = memscope::load_results(none);
+  EXPECT_NE(empty.incomplete.find("SIGTERM"), std::string::npos) << empty.incomplete;
+  EXPECT_TRUE(empty.results.empty());
+
   const std::string board_json = dir + "c.json";
-  const auto c = stop_after_first_row("run selftest/before" + rule + "--device all --concurrent --json " + board_json,
-                                      dir + "c.*.json.journal", dir);
+  const auto c = stop_after_rows("run selftest/before" + rule + "--device all --concurrent --json " + board_json,
+                                 dir + "c.*.json.journal", 1, dir);
   EXPECT_EQ(c.code, 128 + SIGTERM) << c.out;
   EXPECT_NE(c.out.find("stopped by SIGTERM, its rows written"), std::string::npos) << c.out;
   std::size_t boards = 0;
