@@ -214,11 +214,7 @@ void dsmem_max_probe_case(case_state& st) {
   using probe = at::dsmem_max64_probe;
   if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
   if (!probe::usable()) st.skip("clusters of 2 blocks of the probe's kernel cannot run here (or it was compiled below sm_90)");
-  device_buffer<probe::T> out(probe::counters());
-  out.poison(st.stream());
-  probe::launch(out.data(), st.stream());
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
-  const auto r = probe::count(out.to_host());
+  const auto r = probe::run(st.stream());
   // Lost updates are the finding; a counter outside what its threads offered is a broken probe.
   st.check(r.out_of_range == 0 ? verify_result::pass()
                                : verify_result::fail(fmt::format("{} of {} counters hold a value none of their threads offered", r.out_of_range, r.checked)));
@@ -226,6 +222,7 @@ void dsmem_max_probe_case(case_state& st) {
   st.add_metric("counters_checked", static_cast<double>(r.checked));
   st.add_label("atomic", r.wrong == 0 ? "yes" : "no: updates lost");
   st.add_elements(probe::atomics());
+  device_buffer<probe::T> out(probe::counters());
   st.exec([&](cudaStream_t stream) { probe::launch(out.data(), stream); });
 }
 

@@ -27,6 +27,9 @@ struct chase_stats {
 
 constexpr int repeats_per_point = 5;
 
+/// Loads per repeat: every chase of one point runs this many.
+inline unsigned chase_iters(const case_state& st) { return st.verify_only() ? 1024 : 8192; }
+
 /// Runs launch(out, r, stream) for r = 0 .. repeats - 1 (each writes total cycles to out[0]
 /// and its end word to out[1]); run r must end on want(r). Cycles per load over the runs.
 template <class Want, class Launch>
@@ -73,7 +76,7 @@ inline void report(case_state& st, const chase_stats& c, const std::function<voi
 template <latency::load_path P>
 void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, bool warm) {
   namespace lt = memscope::latency;
-  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const unsigned iters = chase_iters(st);
   const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / repeats_per_point; };
   const chase_stats c = repeat_chase(
       st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },

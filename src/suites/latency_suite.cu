@@ -35,6 +35,7 @@ namespace tx = memscope::texture;
 
 const char* const path_names[] = {"default", "cg", "ldg", "texture"};
 
+using chase_rows::chase_iters;
 using chase_rows::chase_stats;
 using chase_rows::repeat_chase;
 using chase_rows::report;
@@ -83,7 +84,7 @@ void shared_case(case_state& st) {
   const cudaStream_t s = st.stream();
   device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
   lt::build_ring(ring.data(), slots, st.seed(), s);
-  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const unsigned iters = chase_iters(st);
   const std::uint32_t start = lt::ring_start(slots, st.seed());
   const auto words = static_cast<std::uint32_t>(ring.size());
   const chase_stats c = repeat_chase(
@@ -95,7 +96,7 @@ void shared_case(case_state& st) {
 void constant_case(case_state& st) {
   namespace bc = memscope::broadcast;
   const auto ws = static_cast<std::size_t>(st.get_int("ws_bytes"));
-  const unsigned iters = st.verify_only() ? 1024 : 8192;
+  const unsigned iters = chase_iters(st);
   const int want = bc::upload_chase(ws, st.seed(), iters);
   // constant_chase writes its end index as an int: into the low half of out[1] (little-endian).
   const auto end_word = [](unsigned long long* out) { return reinterpret_cast<int*>(out + 1); };
