@@ -8,6 +8,7 @@
 
 #include "core/device_query.hpp"
 #include "harness/state.hpp"
+#include "harness/stats.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -17,6 +18,7 @@
 
 #include "memscope/atomic/atomics.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/placement.hpp"
 #include "memscope/core/verify.hpp"
 
 #include <fmt/format.h>
@@ -166,35 +168,65 @@ void atomic_case(case_state& st) {
   else by_op<double>(st, s);
 }
 
+/// Global and shared: one chain on one SM (the global ring already costs the mean of both L2
+/// homes). DSMEM: a chain from every pair of SMs the GPU holds at once, each block alone on its
+/// SM where it can be (placement.hpp); the row is the median over pairs, with their range.
 template <at::target Tg>
 void chain_body(case_state& st) {
   const int steps = st.verify_only() ? 100 : 4096;
-  const auto h = at::reference::chain_ring(at::chain_stride(Tg));
-  device_buffer<std::uint32_t> ring(h.size());
-  ring.from_host(h);
-  device_buffer<unsigned long long> cycles(1);
-  device_buffer<std::uint32_t> last(1);
-  auto kernel = at::atomic_chain_kernel<Tg>;
-  if constexpr (Tg == at::target::dsmem) {
-    // Two blocks of 32 threads and 4 KiB each: any GPU with clusters co-schedules a pair.
-    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
+  device_buffer<std::uint32_t> ring;
+  if constexpr (Tg == at::target::global) {
+    const auto h = at::reference::chain_ring(at::chain_stride(Tg));
+    ring = device_buffer<std::uint32_t>(h.size());
+    ring.from_host(h);
   }
+  auto kernel = at::atomic_chain_kernel<Tg>;
+  constexpr int threads = 32;
+  int chains = 1;
+  std::size_t pad = 0;  // dynamic shared memory the kernel does not use: it keeps other blocks off the SM
+  bool sole = true;
+  if constexpr (Tg == at::target::dsmem) {
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
+    pad = sole_block_smem(0, st.device().shared_per_sm, st.device().reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words);
+    chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
+    sole = chains > 0;
+    if (!sole) {
+      pad = 0;
+      chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
+    }
+    if (chains == 0) st.skip("clusters of 2 blocks of the chain kernel cannot be co-scheduled on this GPU");
+  }
+  const unsigned blocks = static_cast<unsigned>(Tg == at::target::dsmem ? chains * at::policy::cluster : 1);
+  device_buffer<unsigned long long> cycles(static_cast<std::size_t>(chains));
+  device_buffer<std::uint32_t> last(static_cast<std::size_t>(chains));
+  device_buffer<unsigned> sms(blocks);
   const auto launch = [&](cudaStream_t stream) {
     if constexpr (Tg == at::target::dsmem) {
-      launch_cluster(kernel, dim3(2), dim3(32), 2, 0, stream, ring.data(), steps, cycles.data(), last.data());
+      launch_cluster(kernel, dim3(blocks), dim3(threads), at::policy::cluster, pad, stream, ring.data(), steps, cycles.data(), last.data(), sms.data());
     } else {
-      kernel<<<1, 32, 0, stream>>>(ring.data(), steps, cycles.data(), last.data());
+      kernel<<<1, threads, 0, stream>>>(ring.data(), steps, cycles.data(), last.data(), sms.data());
       MEMSCOPE_CHECK_LAUNCH("atomic_chain_kernel");
     }
   };
   last.poison(st.stream());
+  cycles.poison(st.stream());
   launch(st.stream());
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
   const auto end = at::reference::chain_end(steps);
   const auto got = last.to_host();
-  st.check(compare_exact(got.data(), 1, [&](std::size_t) { return end; }));
-  st.add_metric("cycles_per_atomic", static_cast<double>(cycles.to_host()[0]) / steps);
-  st.add_elements(static_cast<std::size_t>(steps));
+  st.check(compare_exact(got.data(), got.size(), [&](std::size_t) { return end; }));
+  std::vector<double> per_atomic;
+  for (const auto c : cycles.to_host()) per_atomic.push_back(static_cast<double>(c) / steps);
+  const auto spread = summarize(per_atomic);
+  st.add_metric("cycles_per_atomic", spread.median);
+  if constexpr (Tg == at::target::dsmem) {
+    st.add_metric("cycles_min_pair", spread.min);
+    st.add_metric("cycles_max_pair", spread.max);
+    st.add_metric("clusters", chains);
+    st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
+    st.add_label("placement", sole ? "one block per SM" : "blocks may share an SM: no cluster of 2 fits one block per SM");
+  }
+  st.add_elements(static_cast<std::size_t>(steps) * static_cast<std::size_t>(chains));
   st.exec(launch);
 }
 
@@ -301,8 +333,11 @@ void atomics_findings(const present::suite_view& v, std::vector<std::string>& ou
     sc += fmt::format("{}{} {:.2f}x", sc.empty() ? "" : ", ", r->string_axis("scope"), r->metric("speedup_vs_device"));
   if (!sc.empty()) out.push_back("scope of a global atomicAdd shared by a warp, against device scope: " + sc);
   std::string lat;
-  for (const auto* r : v.rows(present::case_is("latency")))
+  for (const auto* r : v.rows(present::case_is("latency"))) {
     lat += fmt::format("{}{} {:.0f}", lat.empty() ? "" : ", ", r->string_axis("target"), r->metric("cycles_per_atomic"));
+    if (!std::isnan(r->metric("cycles_min_pair")))  // older files chased one pair
+      lat += fmt::format(" ({:.0f}-{:.0f} over {:.0f} clusters)", r->metric("cycles_min_pair"), r->metric("cycles_max_pair"), r->metric("clusters"));
+  }
   if (!lat.empty()) out.push_back("a dependent chain of atomics, cycles per atomic: " + lat);
   const auto home = [&](const char* side, const char* access) {
     const auto rows = v.rows(present::where("l2_home", {{"side", std::string(side)}, {"access", std::string(access)}}));
@@ -385,7 +420,7 @@ void register_atomics(registry& reg) {
       .baseline("scope", std::string("device"), "speedup_vs_device");
   s.add("latency", latency_case)
       .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-entry ring: global (an entry per L2 line, 128 KiB "
-               "on both L2 homes: their mean), shared, DSMEM")
+               "on both L2 homes: their mean), shared, DSMEM (a chain from every SM pair at once: the median)")
       .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"));
   s.add("dsmem_max_probe", dsmem_max_probe_case)
       .summary("whether this binary's 64-bit atomicMax is atomic on a peer block's shared memory (CUDA 13.0's is not)");

@@ -1,10 +1,12 @@
 #include "memscope/cache/bandwidth_reference.hpp"
 #include "memscope/core/chase.hpp"
+#include "memscope/core/placement.hpp"
 #include "memscope/global/coalescing_model.hpp"
 #include "memscope/shared/bank_model.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 using namespace memscope;
@@ -71,6 +73,41 @@ TEST(ChaseRing, OneCycleThroughEverySlot) {
     EXPECT_EQ(at, 0u) << "the chase returns to its start after exactly `slots` loads";
     EXPECT_EQ(memscope::chase_position(ring, 0, slots), 0u);
   }
+}
+
+// Concurrent chases of one ring start evenly spaced along its cycle: distinct words while there
+// are no more chasers than slots, and chaser c stands c * slots / chasers loads from the start.
+TEST(ChaseRing, StartsAreSpacedEvenlyAlongTheCycle) {
+  for (std::size_t slots : {std::size_t{1}, std::size_t{7}, std::size_t{32}, std::size_t{4096}})
+    for (std::size_t chasers : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{66}, std::size_t{132}}) {
+      const auto ring = memscope::chase_ring(slots, 8, 0x51 + slots);
+      const auto starts = memscope::chase_starts(ring, slots, chasers);
+      ASSERT_EQ(starts.size(), chasers);
+      for (std::size_t c = 0; c < chasers; ++c)
+        EXPECT_EQ(starts[c], memscope::chase_position(ring, 0, c * slots / chasers)) << slots << " slots, chaser " << c;
+      if (chasers <= slots) {
+        auto sorted = starts;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << slots << " slots, " << chasers << " chasers";
+      }
+    }
+  EXPECT_EQ(memscope::chase_starts({}, 0, 3), std::vector<std::uint32_t>(3, 0u));
+}
+
+// The padding that keeps a second block off an SM: two blocks with it exceed the SM, and a
+// block never gets less than it needs. H100/H200: 228 KiB per SM, 1 KiB reserved per block.
+TEST(Placement, SoleBlockSmemLeavesNoRoomForASecondBlock) {
+  constexpr std::size_t per_sm = 233472, reserved = 1024;
+  for (std::size_t static_bytes : {std::size_t{0}, std::size_t{4096}}) {
+    const std::size_t pad = memscope::sole_block_smem(0, per_sm, reserved, static_bytes);
+    EXPECT_GT(2 * (pad + reserved + static_bytes), per_sm);
+    EXPECT_LE(pad + reserved + static_bytes, per_sm / 2 + 1) << "no more than it takes";
+  }
+  EXPECT_EQ(memscope::sole_block_smem(128 * 1024, per_sm, reserved), std::size_t{128 * 1024});
+  EXPECT_EQ(memscope::sole_block_smem(1024, 0, reserved), std::size_t{1024}) << "an unknown SM size: what the block needs";
+  EXPECT_EQ(memscope::sole_block_smem(16, 100, 80), std::size_t{16}) << "a reservation past half the SM: no padding";
+  EXPECT_EQ(memscope::distinct_sms({3, 1, 3, 2, 1}), std::size_t{3});
+  EXPECT_EQ(memscope::distinct_sms({}), std::size_t{0});
 }
 
 TEST(CacheBandwidthReference, SlicesCoverTheBufferOnceAndSumItsWords) {

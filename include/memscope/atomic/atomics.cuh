@@ -166,38 +166,48 @@ __global__ void __launch_bounds__(policy::block_threads)
   }
 }
 
-/// One thread follows idx = atomicAdd(&ring[idx], 0) for `steps` dependent atomics; cycles[0]
-/// = their clock64 cycles, last[0] = the entry where it ended. Global: ring_global, laid out
-/// by reference::chain_ring(chain_stride(target::global)) (L2); shared: the block's; dsmem:
-/// block 0 of a pair walks block 1's ring.
+/// One thread per chain follows idx = atomicAdd(&ring[idx], 0) for `steps` dependent atomics;
+/// cycles[k] = chain k's clock64 cycles, last[k] = the entry where it ended; sms[block] = the
+/// block's SM. Global: one block, chain 0 through ring_global, laid out by
+/// reference::chain_ring(chain_stride(target::global)) (L2); shared: one block, its own ring;
+/// dsmem: every pair k of a grid of clusters of two, block 0 walks block 1's ring.
 template <target Tg>
-__global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsigned long long* cycles, std::uint32_t* last) {
+__global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsigned long long* cycles, std::uint32_t* last, unsigned* sms) {
   __shared__ std::uint32_t ring_shared[policy::chain_words];
   std::uint32_t* ring = ring_global;
   if constexpr (Tg != target::global) {
     for (int i = threadIdx.x; i < policy::chain_words; i += blockDim.x) ring_shared[i] = reference::chain_next(static_cast<std::uint32_t>(i));
     ring = ring_shared;
   }
+  if (threadIdx.x == 0) {
+    unsigned sm = 0;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    sms[blockIdx.x] = sm;
+  }
+  bool chaser = blockIdx.x == 0;
+  unsigned chain = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   if constexpr (Tg == target::dsmem) {
     cg::cluster_group cluster = cg::this_cluster();
     cluster.sync();
     ring = cluster.map_shared_rank(ring_shared, 1u);
+    chaser = cluster.block_rank() == 0;
+    chain = blockIdx.x / policy::cluster;
   } else {
     __syncthreads();
   }
 #else
   __syncthreads();
 #endif
-  if (threadIdx.x == 0 && blockIdx.x == 0) {
+  if (threadIdx.x == 0 && chaser) {
     std::uint32_t p = 0;
     for (int i = 0; i < policy::chain_words; ++i) p = atomicAdd(ring + p, 0u);  // warm
     const long long c0 = clock64();
     for (int i = 0; i < steps; ++i) p = atomicAdd(ring + p, 0u);
     const long long c1 = clock64();
-    cycles[0] = static_cast<unsigned long long>(c1 - c0);
-    last[0] = p / chain_stride(Tg);
+    cycles[chain] = static_cast<unsigned long long>(c1 - c0);
+    last[chain] = p / chain_stride(Tg);
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if constexpr (Tg == target::dsmem) cg::this_cluster().sync();  // block 1 stays until its ring was read

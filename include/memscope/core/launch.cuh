@@ -62,9 +62,22 @@ unsigned persistent_grid(Kernel kernel, int block_threads, std::size_t dynamic_s
   return grid;
 }
 
+/// The most dynamic shared memory `kernel` may use per block: the device's opt-in limit less
+/// the kernel's static shared memory (asking for more fails with an invalid value).
+template <class Kernel>
+status try_dynamic_smem_room(Kernel kernel, std::size_t& room) {
+  int device = 0, optin = 0;
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  cudaFuncAttributes attr{};
+  MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncGetAttributes(&attr, kernel));
+  room = static_cast<std::size_t>(optin) > attr.sharedSizeBytes ? static_cast<std::size_t>(optin) - attr.sharedSizeBytes : 0;
+  return {};
+}
+
 /// Lets `kernel` use `bytes` of dynamic shared memory: above the default 48 KB it must opt in
-/// (cudaFuncSetAttribute); above the device's opt-in limit it cannot run at all, and that is
-/// a clear error here rather than a failed launch later.
+/// (cudaFuncSetAttribute); above the device's opt-in limit (less the kernel's static shared
+/// memory) it cannot run at all, and that is a clear error here rather than a failed launch later.
 template <class Kernel>
 status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   int device = 0, optin = 0;
@@ -78,6 +91,9 @@ status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   // (the cluster occupancy query sets the opt-in ceiling once and caches its answer).
   cudaFuncAttributes attr{};
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncGetAttributes(&attr, kernel));
+  if (bytes + attr.sharedSizeBytes > static_cast<std::size_t>(optin))
+    return status::invalid("kernel needs " + std::to_string(bytes) + " bytes of dynamic shared memory per block beside its " +
+                           std::to_string(attr.sharedSizeBytes) + " static; this GPU allows " + std::to_string(optin) + " in all");
   if (static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes) < bytes)
     MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   return {};

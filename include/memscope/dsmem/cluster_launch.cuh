@@ -103,13 +103,13 @@ status try_max_active_clusters(Kernel kernel, int block_threads, int cluster_siz
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   return cache.try_get({reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem}, clusters,
                        [&](int& v) -> status {
-    // The opt-in ceiling, not `smem`: the attribute is per kernel, and a later query for less
-    // shared memory must not lower it under a size an earlier query approved for launch.
-    int optin = 0;
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    // The kernel's whole room, not `smem`: the attribute is per kernel, and a later query for
+    // less shared memory must not lower it under a size an earlier query approved for launch.
+    std::size_t room = 0;
+    MEMSCOPE_RETURN_IF_ERROR(try_dynamic_smem_room(kernel, room));
     v = 0;
-    if (smem > static_cast<std::size_t>(optin)) return {};
-    MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, static_cast<std::size_t>(optin)));
+    if (smem > room) return {};
+    MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, room));
     MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),

@@ -38,20 +38,28 @@ __device__ __forceinline__ std::uint32_t* dsmem_words() {
   return memscope_dsmem_smem;
 }
 
-/// Every block copies the ring into its shared memory; thread 0 of block 0 then chases it
-/// `iters` loads deep in each target: its own copy (shared, dsmem_self), each peer 1..C-1 in
-/// turn (dsmem_peer), or the global ring (l2, after a warming pass). cycles[t] is target t's
-/// total; last[t] where its chase ended (checked against the host).
+/// Every block copies the ring into its shared memory and writes its SM to sms[block]; thread 0
+/// of rank 0 of every cluster c then chases it `iters` loads deep from word starts[c] in each
+/// target: its own copy (shared, dsmem_self), each peer 1..C-1 in turn (dsmem_peer), or the
+/// global ring (l2, after a warming pass). With T targets, cycles[c * T + t] is target t's
+/// total and last[c * T + t] where its chase ended (checked against the host). The clusters
+/// chase at once: one load in flight per SM, which no shared path notices.
 template <path P>
-__global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, unsigned iters,
-                             unsigned long long* cycles, std::uint32_t* last) {
+__global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, unsigned iters, const std::uint32_t* __restrict__ starts,
+                             unsigned long long* cycles, std::uint32_t* last, unsigned* sms) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   std::uint32_t* own = dsmem_words();
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = threadIdx.x; i < words; i += blockDim.x) own[i] = ring[i];
+  if (threadIdx.x == 0) {
+    unsigned sm = 0;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    sms[blockIdx.x] = sm;
+  }
   cluster.sync();  // every peer's copy is complete before anyone reads it
-  if (cluster.block_rank() == 0 && threadIdx.x == 0 && blockIdx.x == 0) {
+  if (cluster.block_rank() == 0 && threadIdx.x == 0) {
     const unsigned targets = P == path::dsmem_peer ? cluster.num_blocks() - 1 : 1;
+    const unsigned c = blockIdx.x / cluster.num_blocks();
     for (unsigned t = 0; t < targets; ++t) {
       const std::uint32_t* p = own;
       if (P == path::dsmem_self) p = cluster.map_shared_rank(own, 0u);
@@ -59,7 +67,7 @@ __global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, 
       std::uint32_t at = 0;
       if (P == path::l2)
         for (int i = 0; i < words; ++i) at = __ldcg(ring + at);  // bring the ring into L2
-      at = 0;
+      at = starts[c];
       const long long t0 = clock64();
       if (P == path::l2) {
         for (unsigned i = 0; i < iters; ++i) at = __ldcg(ring + at);
@@ -67,11 +75,11 @@ __global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, 
         for (unsigned i = 0; i < iters; ++i) at = p[at];
       }
       const long long t1 = clock64();
-      cycles[t] = static_cast<unsigned long long>(t1 - t0);
-      last[t] = at;
+      cycles[c * targets + t] = static_cast<unsigned long long>(t1 - t0);
+      last[c * targets + t] = at;
     }
   }
-  cluster.sync();  // no block exits while block 0 may still read its shared memory
+  cluster.sync();  // no block exits while rank 0 may still read its shared memory
 #else
   __trap();
 #endif

@@ -6,6 +6,7 @@
 
 #include "memscope/atomic/atomics.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/placement.hpp"
 
 namespace at = memscope::atomic;
 using memscope::device_buffer;
@@ -121,15 +122,42 @@ TEST(AtomicsGpu, DependentChainEndsWhereTheHostSays) {
   const auto h = at::reference::chain_ring(at::chain_stride(at::target::global));
   device_buffer<std::uint32_t> ring(h.size()), last(1);
   device_buffer<unsigned long long> cycles(1);
+  device_buffer<unsigned> sms(1);
   ring.from_host(h);
   for (int steps : {1, 1000}) {
     last.poison();
-    at::atomic_chain_kernel<at::target::global><<<1, 32>>>(ring.data(), steps, cycles.data(), last.data());
+    at::atomic_chain_kernel<at::target::global><<<1, 32>>>(ring.data(), steps, cycles.data(), last.data(), sms.data());
     MEMSCOPE_CHECK_LAUNCH("atomic_chain_kernel");
     EXPECT_EQ(last.to_host()[0], at::reference::chain_end(steps));
     last.poison();
-    at::atomic_chain_kernel<at::target::shared><<<1, 32>>>(ring.data(), steps, cycles.data(), last.data());
+    at::atomic_chain_kernel<at::target::shared><<<1, 32>>>(nullptr, steps, cycles.data(), last.data(), sms.data());
     MEMSCOPE_CHECK_LAUNCH("atomic_chain_kernel");
     EXPECT_EQ(last.to_host()[0], at::reference::chain_end(steps));
+  }
+}
+
+// DSMEM: every pair of a grid of clusters chases its own peer, each block alone on its SM with
+// the padding the suite uses; every chain ends where the host says.
+TEST(AtomicsGpu, DsmemChainFromEveryPairEndsWhereTheHostSays) {
+  MEMSCOPE_REQUIRE_GPU();
+  if (!memscope::testing::has_clusters()) GTEST_SKIP() << "no clusters";
+  const auto dev = memscope::query_device_info(0);
+  auto kernel = at::atomic_chain_kernel<at::target::dsmem>;
+  const std::size_t pad = memscope::sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words);
+  const int pairs = memscope::max_active_clusters(kernel, 32, at::policy::cluster, pad);
+  ASSERT_GT(pairs, 0);
+  ASSERT_LE(pairs * at::policy::cluster, dev.sm_count);
+  const unsigned blocks = static_cast<unsigned>(pairs * at::policy::cluster);
+  device_buffer<std::uint32_t> last(static_cast<std::size_t>(pairs));
+  device_buffer<unsigned long long> cycles(static_cast<std::size_t>(pairs));
+  device_buffer<unsigned> sms(blocks);
+  for (int steps : {1, 333}) {
+    last.poison();
+    sms.poison();
+    memscope::launch_cluster(kernel, dim3(blocks), dim3(32), at::policy::cluster, pad, nullptr, static_cast<std::uint32_t*>(nullptr), steps,
+                             cycles.data(), last.data(), sms.data());
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    for (auto end : last.to_host()) EXPECT_EQ(end, at::reference::chain_end(steps)) << pairs << " pairs, " << steps << " steps";
+    EXPECT_EQ(memscope::distinct_sms(sms.to_host()), std::size_t{blocks}) << "each block alone on its SM";
   }
 }

@@ -27,6 +27,40 @@ TEST(SharedGpu, DynamicSharedMemoryBeyondTheOptInLimitIsAClearError) {
   EXPECT_NO_THROW(prepare_dynamic_smem(kernel, 100 * 1024));  // above 48 KB: opt-in
 }
 
+namespace {
+__global__ void static_smem_kernel(unsigned* out) {
+  __shared__ unsigned words[1024];  // 4 KiB static: the dynamic room is the opt-in limit less this
+  words[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  out[threadIdx.x] = words[1023 - threadIdx.x];
+}
+}  // namespace
+
+// A kernel with static shared memory has that much less room for dynamic shared memory: asking
+// for the whole opt-in limit is a clear error, not a failed cudaFuncSetAttribute, and the room
+// itself can be prepared and launched (the cluster occupancy query prepares it).
+TEST(SharedGpu, StaticSharedMemoryLeavesLessRoomForDynamic) {
+  MEMSCOPE_REQUIRE_GPU();
+  int optin = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
+  std::size_t room = 0;
+  throw_if_error(try_dynamic_smem_room(static_smem_kernel, room));
+  EXPECT_EQ(room, static_cast<std::size_t>(optin) - 4096);
+  try {
+    prepare_dynamic_smem(static_smem_kernel, static_cast<std::size_t>(optin));
+    FAIL() << "the whole opt-in limit accepted beside 4 KiB of static shared memory";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("static"), std::string::npos) << e.what();
+  }
+  ASSERT_NO_THROW(prepare_dynamic_smem(static_smem_kernel, room));
+  device_buffer<unsigned> out(1024);
+  out.poison();
+  static_smem_kernel<<<1, 1024, room>>>(out.data());
+  MEMSCOPE_CHECK_LAUNCH("static_smem_kernel");
+  const auto got = out.to_host();
+  for (unsigned i = 0; i < 1024; ++i) ASSERT_EQ(got[i], 1023 - i);
+}
+
 // The cached queries answer what the uncached CUDA calls answer, and a configuration that
 // cannot run is an error every time (not cached as an answer).
 TEST(LaunchGpu, ResidentBlocksIsTheOccupancyTimesTheSms) {

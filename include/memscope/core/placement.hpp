@@ -1,0 +1,32 @@
+#pragma once
+// Where a latency measurement's blocks land. A chase between two blocks of a cluster costs what
+// the path between their SMs costs, and the scheduler picks the SMs: one cluster measures one
+// pair (boards of one model read 182 and 192 cycles for the same DSMEM load), and with little
+// shared memory both blocks may even share an SM. The measurements that depend on it run one
+// cluster on every SM pair the GPU holds at once, each block alone on its SM, and report the
+// median and the range over the pairs. Pure C++.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace memscope {
+
+/// Dynamic shared memory for a block that leaves no room for a second block on its SM: at
+/// least `needed`, and with `static_bytes` and the per-block reservation more than half of the
+/// SM's `per_sm` bytes. 0 per_sm (unknown): `needed`.
+constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, std::size_t reserved, std::size_t static_bytes = 0) {
+  const std::size_t over_half = per_sm / 2 + 1;
+  const std::size_t taken = reserved + static_bytes;
+  const std::size_t fill = per_sm == 0 || over_half <= taken ? 0 : over_half - taken;
+  return std::max(needed, fill);
+}
+
+/// How many distinct SMs the blocks of a launch ran on (each block reported its %smid).
+inline std::size_t distinct_sms(std::vector<unsigned> sms) {
+  std::sort(sms.begin(), sms.end());
+  return static_cast<std::size_t>(std::unique(sms.begin(), sms.end()) - sms.begin());
+}
+
+}  // namespace memscope
