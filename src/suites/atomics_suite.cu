@@ -184,13 +184,13 @@ void chain_body(case_state& st) {
   constexpr int threads = 32;
   int chains = 1;
   std::size_t pad = 0;  // dynamic shared memory the kernel does not use: it keeps other blocks off the SM
-  bool sole = true;
+  const auto& dev = st.device();
+  constexpr std::size_t ring_bytes = sizeof(std::uint32_t) * at::policy::chain_words;  // the kernel's static shared memory
   if constexpr (Tg == at::target::dsmem) {
-    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
-    pad = sole_block_smem(0, st.device().shared_per_sm, st.device().reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words);
+    if (!dev.cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(dev));
+    pad = sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, ring_bytes);
     chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
-    sole = chains > 0;
-    if (!sole) {
+    if (chains == 0) {
       pad = 0;
       chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
     }
@@ -224,7 +224,7 @@ void chain_body(case_state& st) {
     st.add_metric("cycles_max_pair", spread.max);
     st.add_metric("clusters", chains);
     st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
-    st.add_label("placement", sole ? "one block per SM" : "blocks may share an SM: no cluster of 2 fits one block per SM");
+    st.add_label("placement", keeps_sm_alone(pad, dev.shared_per_sm, dev.reserved_shared_per_block, ring_bytes) ? "one block per SM" : "blocks may share an SM: no cluster of 2 fits one block per SM");
   }
   st.add_elements(static_cast<std::size_t>(steps) * static_cast<std::size_t>(chains));
   st.exec(launch);

@@ -82,12 +82,12 @@ void latency_for(case_state& st, const target& t) {
   const auto& dev = st.device();
   std::size_t smem = sole_block_smem(bytes, dev.shared_per_sm, dev.reserved_shared_per_block);
   int clusters = max_active_clusters(kernel, ds::policy::chase_threads, t.cluster, smem);
-  const bool sole = clusters > 0;
-  if (!sole) {
+  if (clusters == 0) {
     smem = bytes;
     clusters = max_active_clusters(kernel, ds::policy::chase_threads, t.cluster, smem);
   }
   require_cluster(st, t.cluster, [&] { return clusters; });
+  const bool sole = keeps_sm_alone(smem, dev.shared_per_sm, dev.reserved_shared_per_block);
   // One slot per 32-byte sector: every load of the chase touches a new sector.
   const std::size_t slots = bytes / 32;
   // The L2 chases share one ring: no more of them than slots, so that no two load one line at once.

@@ -102,9 +102,12 @@ TEST(Placement, SoleBlockSmemLeavesNoRoomForASecondBlock) {
     const std::size_t pad = memscope::sole_block_smem(0, per_sm, reserved, static_bytes);
     EXPECT_GT(2 * (pad + reserved + static_bytes), per_sm);
     EXPECT_LE(pad + reserved + static_bytes, per_sm / 2 + 1) << "no more than it takes";
+    EXPECT_TRUE(memscope::keeps_sm_alone(pad, per_sm, reserved, static_bytes));
+    EXPECT_FALSE(memscope::keeps_sm_alone(pad - 1, per_sm, reserved, static_bytes));
   }
   EXPECT_EQ(memscope::sole_block_smem(128 * 1024, per_sm, reserved), std::size_t{128 * 1024});
   EXPECT_EQ(memscope::sole_block_smem(1024, 0, reserved), std::size_t{1024}) << "an unknown SM size: what the block needs";
+  EXPECT_FALSE(memscope::keeps_sm_alone(1024, 0, reserved)) << "an unknown SM size promises nothing";
   EXPECT_EQ(memscope::sole_block_smem(16, 100, 80), std::size_t{16}) << "a reservation past half the SM: no padding";
   EXPECT_EQ(memscope::distinct_sms({3, 1, 3, 2, 1}), std::size_t{3});
   EXPECT_EQ(memscope::distinct_sms({}), std::size_t{0});

@@ -23,6 +23,12 @@ constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, st
   return std::max(needed, fill);
 }
 
+/// Whether a block with `smem` bytes of dynamic shared memory (and `static_bytes` of static)
+/// leaves no room on its SM for a second one: what sole_block_smem aimed for, where it could.
+constexpr bool keeps_sm_alone(std::size_t smem, std::size_t per_sm, std::size_t reserved, std::size_t static_bytes = 0) {
+  return per_sm > 0 && 2 * (smem + reserved + static_bytes) > per_sm;
+}
+
 /// How many distinct SMs the blocks of a launch ran on (each block reported its %smid).
 inline std::size_t distinct_sms(std::vector<unsigned> sms) {
   std::sort(sms.begin(), sms.end());
