@@ -1,5 +1,7 @@
 #include "harness/gpu_timing.hpp"
 
+#include "memscope/core/sm_id.cuh"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -38,8 +40,7 @@ __global__ void l2_evict_kernel(const uint4* __restrict__ buf, std::size_t n, un
 // count, so slots cover %nsmid's range and anything beyond is left out).
 __global__ void clock_stamp_kernel(sm_clock_probe::stamp* out, int slots, unsigned long long seq) {
   if (threadIdx.x != 0) return;
-  unsigned smid = 0;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+  const unsigned smid = sm_id();
   if (smid >= static_cast<unsigned>(slots)) return;
   const unsigned long long ns = global_ns();
   const unsigned long long cycles = clock64();

@@ -14,6 +14,7 @@
 #include "memscope/atomic/atomics_reference.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/sm_id.cuh"
 #include "memscope/dsmem/cluster_launch.cuh"
 
 #include <cooperative_groups.h>
@@ -179,11 +180,7 @@ __global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsig
     for (int i = threadIdx.x; i < policy::chain_words; i += blockDim.x) ring_shared[i] = reference::chain_next(static_cast<std::uint32_t>(i));
     ring = ring_shared;
   }
-  if (threadIdx.x == 0) {
-    unsigned sm = 0;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    sms[blockIdx.x] = sm;
-  }
+  if (threadIdx.x == 0) sms[blockIdx.x] = sm_id();
   bool chaser = blockIdx.x == 0;
   unsigned chain = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -246,10 +243,8 @@ __global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, referenc
     prev = j;
     ++count;
   }
-  unsigned sm = 0;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
   out[1] = count;
-  out[2] = sm;
+  out[2] = sm_id();
   if (count == 0) {
     out[0] = 0;
     last[0] = static_cast<std::uint32_t>(n_lines);

@@ -8,6 +8,7 @@
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/host_device.hpp"
 #include "memscope/core/random.hpp"
+#include "memscope/core/sm_id.cuh"
 #include "memscope/dsmem/cluster_launch.cuh"
 
 #include <cooperative_groups.h>
@@ -51,11 +52,7 @@ __global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, 
   std::uint32_t* own = dsmem_words();
   cg::cluster_group cluster = cg::this_cluster();
   for (int i = threadIdx.x; i < words; i += blockDim.x) own[i] = ring[i];
-  if (threadIdx.x == 0) {
-    unsigned sm = 0;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    sms[blockIdx.x] = sm;
-  }
+  if (threadIdx.x == 0) sms[blockIdx.x] = sm_id();
   cluster.sync();  // every peer's copy is complete before anyone reads it
   if (cluster.block_rank() == 0 && threadIdx.x == 0) {
     const unsigned targets = P == path::dsmem_peer ? cluster.num_blocks() - 1 : 1;
