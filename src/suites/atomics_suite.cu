@@ -18,7 +18,6 @@
 
 #include "memscope/atomic/atomics.cuh"
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/placement.hpp"
 #include "memscope/core/verify.hpp"
 
 #include <fmt/format.h>
@@ -182,27 +181,20 @@ void chain_body(case_state& st) {
   }
   auto kernel = at::atomic_chain_kernel<Tg>;
   constexpr int threads = 32;
-  int chains = 1;
-  std::size_t pad = 0;  // dynamic shared memory the kernel does not use: it keeps other blocks off the SM
-  const auto& dev = st.device();
-  constexpr std::size_t ring_bytes = sizeof(std::uint32_t) * at::policy::chain_words;  // the kernel's static shared memory
+  cluster_placement place{0, 1, true};  // global and shared: one block
   if constexpr (Tg == at::target::dsmem) {
-    if (!dev.cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(dev));
-    pad = sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, ring_bytes);
-    chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
-    if (chains == 0) {
-      pad = 0;
-      chains = max_active_clusters(kernel, threads, at::policy::cluster, pad);
-    }
-    if (chains == 0) st.skip("clusters of 2 blocks of the chain kernel cannot be co-scheduled on this GPU");
+    if (!st.device().cluster_launch) st.skip("DSMEM atomics: " + cluster_skip_reason(st.device()));
+    place = place_one_block_per_sm(kernel, threads, at::policy::cluster, 0);
+    if (place.clusters == 0) st.skip("clusters of 2 blocks of the chain kernel cannot be co-scheduled on this GPU");
   }
+  const int chains = place.clusters;
   const unsigned blocks = static_cast<unsigned>(Tg == at::target::dsmem ? chains * at::policy::cluster : 1);
   device_buffer<unsigned long long> cycles(static_cast<std::size_t>(chains));
   device_buffer<std::uint32_t> last(static_cast<std::size_t>(chains));
   device_buffer<unsigned> sms(blocks);
   const auto launch = [&](cudaStream_t stream) {
     if constexpr (Tg == at::target::dsmem) {
-      launch_cluster(kernel, dim3(blocks), dim3(threads), at::policy::cluster, pad, stream, ring.data(), steps, cycles.data(), last.data(), sms.data());
+      launch_cluster(kernel, dim3(blocks), dim3(threads), at::policy::cluster, place.smem, stream, ring.data(), steps, cycles.data(), last.data(), sms.data());
     } else {
       kernel<<<1, threads, 0, stream>>>(ring.data(), steps, cycles.data(), last.data(), sms.data());
       MEMSCOPE_CHECK_LAUNCH("atomic_chain_kernel");
@@ -224,7 +216,7 @@ void chain_body(case_state& st) {
     st.add_metric("cycles_max_pair", spread.max);
     st.add_metric("clusters", chains);
     st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
-    st.add_label("placement", keeps_sm_alone(pad, dev.shared_per_sm, dev.reserved_shared_per_block, ring_bytes) ? "one block per SM" : "blocks may share an SM: no cluster of 2 fits one block per SM");
+    st.add_label("placement", placement_label(place.sole, at::policy::cluster));
   }
   st.add_elements(static_cast<std::size_t>(steps) * static_cast<std::size_t>(chains));
   st.exec(launch);

@@ -21,7 +21,6 @@
 #include "memscope/core/chase.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
-#include "memscope/core/placement.hpp"
 #include "memscope/core/verify.hpp"
 #include "memscope/dsmem/remote_access.cuh"
 #include "memscope/dsmem/transpose_cluster.cuh"
@@ -79,15 +78,9 @@ void latency_for(case_state& st, const target& t) {
   const unsigned iters = st.verify_only() ? 256 : 16384;
   const cudaStream_t s = st.stream();
   const auto kernel = ds::chase_kernel<P>;
-  const auto& dev = st.device();
-  std::size_t smem = sole_block_smem(bytes, dev.shared_per_sm, dev.reserved_shared_per_block);
-  int clusters = max_active_clusters(kernel, ds::policy::chase_threads, t.cluster, smem);
-  if (clusters == 0) {
-    smem = bytes;
-    clusters = max_active_clusters(kernel, ds::policy::chase_threads, t.cluster, smem);
-  }
+  const cluster_placement place = place_one_block_per_sm(kernel, ds::policy::chase_threads, t.cluster, bytes);
+  int clusters = place.clusters;
   require_cluster(st, t.cluster, [&] { return clusters; });
-  const bool sole = keeps_sm_alone(smem, dev.shared_per_sm, dev.reserved_shared_per_block);
   // One slot per 32-byte sector: every load of the chase touches a new sector.
   const std::size_t slots = bytes / 32;
   // The L2 chases share one ring: no more of them than slots, so that no two load one line at once.
@@ -104,14 +97,16 @@ void latency_for(case_state& st, const target& t) {
   device_buffer<std::uint32_t> last(chases);
   device_buffer<unsigned> sms(blocks);
   const auto launch = [&](cudaStream_t q) {
-    launch_cluster(kernel, dim3(blocks), dim3(ds::policy::chase_threads), t.cluster, smem, q, d_ring.data(), words, iters,
+    launch_cluster(kernel, dim3(blocks), dim3(ds::policy::chase_threads), t.cluster, place.smem, q, d_ring.data(), words, iters,
                    d_starts.data(), cycles.data(), last.data(), sms.data());
   };
   last.poison(s);
   cycles.poison(s);
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  st.check(compare_exact(last.to_host().data(), chases, [&](std::size_t i) { return chase_position(ring, starts[i / targets], iters); }));
+  std::vector<std::uint32_t> ends(starts.size());  // where each cluster's chases end, whichever target
+  for (std::size_t k = 0; k < starts.size(); ++k) ends[k] = chase_position(ring, starts[k], iters);
+  st.check(compare_exact(last.to_host().data(), chases, [&](std::size_t i) { return ends[i / targets]; }));
   const auto c = cycles.to_host();
   std::vector<double> all(chases), per_target;
   for (std::size_t i = 0; i < chases; ++i) all[i] = static_cast<double>(c[i]) / iters;
@@ -129,8 +124,8 @@ void latency_for(case_state& st, const target& t) {
   st.add_metric("cycles_max_pair", spread.max);
   st.add_metric("clusters", clusters);
   st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
-  st.add_metric("ns_per_load", spread.median / (dev.sm_clock_khz * 1e-6));
-  st.add_label("placement", sole ? "one block per SM" : fmt::format("blocks may share an SM: no cluster of {} fits one block per SM", t.cluster));
+  st.add_metric("ns_per_load", spread.median / (st.device().sm_clock_khz * 1e-6));
+  st.add_label("placement", placement_label(place.sole, t.cluster));
   st.add_elements(static_cast<std::uint64_t>(iters) * chases);
   st.exec(launch);
 }

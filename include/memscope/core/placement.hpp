@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memscope {
@@ -27,6 +28,11 @@ constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, st
 /// leaves no room on its SM for a second one: what sole_block_smem aimed for, where it could.
 constexpr bool keeps_sm_alone(std::size_t smem, std::size_t per_sm, std::size_t reserved, std::size_t static_bytes = 0) {
   return per_sm > 0 && 2 * (smem + reserved + static_bytes) > per_sm;
+}
+
+/// A row's `placement` label: whether each block of its clusters of `cluster` ran alone on its SM.
+inline std::string placement_label(bool sole, int cluster) {
+  return sole ? "one block per SM" : "blocks may share an SM: no cluster of " + std::to_string(cluster) + " fits one block per SM";
 }
 
 /// How many distinct SMs the blocks of a launch ran on (each block reported its %smid).

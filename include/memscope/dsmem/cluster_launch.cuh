@@ -7,6 +7,7 @@
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
 #include "memscope/core/memo.hpp"
+#include "memscope/core/placement.hpp"
 
 #include <cstddef>
 #include <stdexcept>
@@ -128,6 +129,35 @@ int max_active_clusters(Kernel kernel, int block_threads, int cluster_size, std:
   int clusters = 0;
   throw_if_error(try_max_active_clusters(kernel, block_threads, cluster_size, smem, clusters));
   return clusters;
+}
+
+/// How a latency measurement launches clusters of `cluster_size` blocks of `kernel`: with each
+/// block alone on its SM where the GPU holds such clusters (placement.hpp; the kernel's static
+/// shared memory counts), else with `needed` bytes, where blocks may share SMs. smem: the
+/// dynamic shared memory to launch with; clusters: how many run at once (0: none can).
+struct cluster_placement {
+  std::size_t smem = 0;
+  int clusters = 0;
+  bool sole = false;  // each block alone on its SM
+};
+
+template <class Kernel>
+cluster_placement place_one_block_per_sm(Kernel kernel, int block_threads, int cluster_size, std::size_t needed) {
+  int device = 0;
+  MEMSCOPE_CUDA_CALL(cudaGetDevice(&device));
+  cudaFuncAttributes attr{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&attr, kernel));
+  const auto per_sm = static_cast<std::size_t>(device_attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  const auto reserved = static_cast<std::size_t>(device_attribute(cudaDevAttrReservedSharedMemoryPerBlock, device));
+  cluster_placement p;
+  p.smem = sole_block_smem(needed, per_sm, reserved, attr.sharedSizeBytes);
+  p.clusters = max_active_clusters(kernel, block_threads, cluster_size, p.smem);
+  if (p.clusters == 0) {
+    p.smem = needed;
+    p.clusters = max_active_clusters(kernel, block_threads, cluster_size, p.smem);
+  }
+  p.sole = p.clusters > 0 && keeps_sm_alone(p.smem, per_sm, reserved, attr.sharedSizeBytes);
+  return p;
 }
 
 /// Enqueues kernel<<<grid, block, smem, stream>>> in clusters of `cluster_size` blocks along x

@@ -143,8 +143,11 @@ TEST(AtomicsGpu, DsmemChainFromEveryPairEndsWhereTheHostSays) {
   if (!memscope::testing::has_clusters()) GTEST_SKIP() << "no clusters";
   const auto dev = memscope::query_device_info(0);
   auto kernel = at::atomic_chain_kernel<at::target::dsmem>;
-  const std::size_t pad = memscope::sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words);
-  const int pairs = memscope::max_active_clusters(kernel, 32, at::policy::cluster, pad);
+  const auto place = memscope::place_one_block_per_sm(kernel, 32, at::policy::cluster, 0);
+  ASSERT_TRUE(place.sole) << "the kernel's 4 KiB static ring counts against the padding";
+  ASSERT_GE(place.smem, memscope::sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words));
+  const std::size_t pad = place.smem;
+  const int pairs = place.clusters;
   ASSERT_GT(pairs, 0);
   ASSERT_LE(pairs * at::policy::cluster, dev.sm_count);
   const unsigned blocks = static_cast<unsigned>(pairs * at::policy::cluster);
