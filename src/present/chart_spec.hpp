@@ -5,10 +5,15 @@
 
 #include "present/rows.hpp"
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memscope::present {
+
+/// The range behind a plotted figure, (lo, hi); NaN where the row has none.
+using row_spread = std::function<std::pair<double, double>(const case_result&)>;
 
 enum class chart_kind { bars, lines };
 
@@ -30,6 +35,9 @@ struct chart_spec {
   row_label label;         // a bar's label, or the series a point belongs to
   row_value x;             // lines only
   row_value y;
+  /// The spread behind y, drawn as a whisker, and what it spans, said once under the chart.
+  row_spread y_spread;
+  std::string spread_key;
   std::string x_label, y_label;
   scale x_scale = scale::linear, y_scale = scale::linear;
   /// Bars: the reference the others are read against (CUB, cudaMemcpy, the naive kernel),
@@ -47,6 +55,12 @@ struct chart_spec {
   std::vector<model_series> models;
   /// Lines: vertical marks where the first series jumps by more than 1.5x (a level ends).
   bool level_marks = false;
+
+  chart_spec& with_spread(row_spread s, std::string key) {
+    y_spread = std::move(s);
+    spread_key = std::move(key);
+    return *this;
+  }
 };
 
 /// Builders for the common cases, so declarations read like the chart.
@@ -58,6 +72,29 @@ inline row_value metric_of(std::string name) {
 }
 inline row_value int_axis_of(std::string name) {
   return [name](const case_result& r) { return static_cast<double>(r.int_axis(name).value_or(0)); };
+}
+/// For a figure inversely proportional to the median time (GB/s, operations per second): the
+/// figure at the slowest and at the fastest timed sample. None for a row of fewer than two.
+inline row_spread sample_spread(row_value y) {
+  return [y = std::move(y)](const case_result& r) -> std::pair<double, double> {
+    const auto& t = r.stats;
+    if (!r.timed || t.count < 2 || !(t.min > 0) || !(t.max >= t.min)) return {NAN, NAN};
+    const double v = y(r);
+    return {v * t.median / t.max, v * t.median / t.min};
+  };
+}
+inline constexpr const char* sample_spread_key = "the slowest to the fastest sample";
+/// For a figure that is the median time times `scale` (microseconds): the fastest and the
+/// slowest sample.
+inline row_spread time_spread(double scale) {
+  return [scale](const case_result& r) -> std::pair<double, double> {
+    if (!r.timed || r.stats.count < 2) return {NAN, NAN};
+    return {r.stats.min * scale, r.stats.max * scale};
+  };
+}
+/// Two metrics the row records beside its figure (the fastest and the slowest chase).
+inline row_spread metric_spread(std::string lo, std::string hi) {
+  return [lo = std::move(lo), hi = std::move(hi)](const case_result& r) { return std::pair<double, double>{r.metric(lo), r.metric(hi)}; };
 }
 inline row_label label_axes(std::vector<std::string> names) {
   return [names](const case_result& r) { return axes_text(r, names); };
@@ -79,6 +116,7 @@ inline chart_spec gbps_bars(std::string title, row_label label, row_pred peer, s
   c.peer = std::move(peer);
   c.peer_key = std::move(peer_key);
   c.copy_ceiling = true;
+  c.with_spread(sample_spread(c.y), sample_spread_key);
   return c;
 }
 

@@ -33,15 +33,28 @@ double chart_ceiling(const chart_spec& spec, const row_list& rows, const results
   return rows.empty() ? doc.copy_ceiling_gbps : copy_ceiling_of(doc, *rows.front());
 }
 
+spread spread_of(const chart_spec& spec, const case_result& r) {
+  if (!spec.y_spread) return {};
+  const auto [lo, hi] = spec.y_spread(r);
+  return {lo, hi};
+}
+
+std::vector<std::pair<double, double>> xy_of(const std::vector<point>& points) {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& p : points) out.push_back({p.x, p.y});
+  return out;
+}
+
 std::string render_one(const chart_spec& spec, const row_list& rows, const std::string& title, const results_doc& doc) {
   if (spec.kind == chart_kind::bars) {
     bar_chart c;
     c.title = title;
     c.value_label = spec.y_label;
     c.peer_key = spec.peer_key;
+    c.range_key = spec.spread_key;
     for (const auto* r : rows) {
       const double v = spec.y(*r);
-      if (std::isfinite(v)) c.bars.push_back({spec.label(*r), v, spec.peer && spec.peer(*r)});
+      if (std::isfinite(v)) c.bars.push_back({spec.label(*r), v, spec.peer && spec.peer(*r), spread_of(spec, *r)});
     }
     if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0) c.reference_lines.push_back({"copy ceiling", ceiling});
     return render(c);
@@ -52,20 +65,21 @@ std::string render_one(const chart_spec& spec, const row_list& rows, const std::
   c.y_label = spec.y_label;
   c.x_scale = to_axis(spec.x_scale);
   c.y_scale = to_axis(spec.y_scale);
+  c.range_key = spec.spread_key;
   std::map<std::string, std::size_t> index;
-  const auto add = [&](const std::string& name, bool dashed, double x, double y) {
+  const auto add = [&](const std::string& name, bool dashed, double x, double y, spread range) {
     if (!index.count(name)) {
       index[name] = c.lines.size();
       c.lines.push_back({name, {}, dashed});
     }
-    if (std::isfinite(x) && std::isfinite(y)) c.lines[index[name]].points.push_back({x, y});
+    if (std::isfinite(x) && std::isfinite(y)) c.lines[index[name]].points.push_back({x, y, range});
   };
-  for (const auto* r : rows) add(spec.label(*r), false, spec.x(*r), spec.y(*r));
+  for (const auto* r : rows) add(spec.label(*r), false, spec.x(*r), spec.y(*r), spread_of(spec, *r));
   for (const auto& m : spec.models)
     for (const auto* r : rows)
-      if (!m.keep || m.keep(*r)) add(m.name(*r), true, spec.x(*r), m.y(*r));
+      if (!m.keep || m.keep(*r)) add(m.name(*r), true, spec.x(*r), m.y(*r), {});
   if (spec.level_marks && !c.lines.empty())
-    for (double edge : level_edges(c.lines.front().points))
+    for (double edge : level_edges(xy_of(c.lines.front().points)))
       c.x_marks.push_back({edge, "level ends " + format_bytes(edge)});
   if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0) c.y_refs.push_back({"copy ceiling", ceiling});
   return render(c);
@@ -88,7 +102,13 @@ std::vector<std::string> generic_charts(const present::suite_view& v) {
   bar_chart c;
   c.title = v.suite;
   c.value_label = any_bytes ? "GB/s (bytes read + written / median time)" : "elements per second";
-  for (const auto* r : rows) c.bars.push_back({r->name + " " + r->axes_label, any_bytes ? r->gbps : r->elements_per_s, false});
+  c.range_key = present::sample_spread_key;
+  const auto value = [any_bytes](const case_result& r) { return any_bytes ? r.gbps : r.elements_per_s; };
+  const auto range = present::sample_spread(value);
+  for (const auto* r : rows) {
+    const auto [lo, hi] = range(*r);
+    c.bars.push_back({r->name + " " + r->axes_label, value(*r), false, {lo, hi}});
+  }
   const auto svg = render(c);
   return svg.empty() ? std::vector<std::string>{} : std::vector<std::string>{svg};
 }

@@ -69,6 +69,22 @@ std::string frame(const std::string& title, double h) {
 
 bool drawable(double v, axis_scale s) { return std::isfinite(v) && (!is_log(s) || v > 0) && std::fabs(v) < 1e300; }
 
+/// A spread is drawn only where it brackets its figure: a range that does not hold the median
+/// it is drawn around says the row is inconsistent, not that the figure is uncertain.
+bool has_whisker(double v, const spread& r, axis_scale s) {
+  const double slack = 1e-9 * std::fabs(v);
+  return drawable(r.lo, s) && drawable(r.hi, s) && r.lo < r.hi && r.lo <= v + slack && v <= r.hi + slack;
+}
+
+std::string range_text(double v, const spread& r, axis_scale s) {
+  return has_whisker(v, r, s) ? fmt::format("{} ({} to {})", number(v), number(r.lo), number(r.hi)) : number(v);
+}
+
+/// Inline, so a chart copied out of the page keeps its whiskers.
+constexpr const char* bar_whisker = "stroke=\"#1f2937\" stroke-width=\"1.2\" fill=\"none\" class=\"whisker\"";
+
+std::string whisker_note(const std::string& key) { return "whiskers: " + (key.empty() ? std::string("the spread") : key); }
+
 }  // namespace
 
 std::vector<double> ticks(double lo, double hi, axis_scale s) {
@@ -127,10 +143,15 @@ std::string html_escape(const std::string& s) {
 
 std::string render(const line_chart& c) {
   double xlo = std::numeric_limits<double>::max(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  bool whiskers = false;
   for (const auto& s : c.lines)
-    for (const auto& [x, y] : s.points) {
-      if (!drawable(x, c.x_scale) || !drawable(y, c.y_scale)) continue;
-      xlo = std::min(xlo, x); xhi = std::max(xhi, x); ylo = std::min(ylo, y); yhi = std::max(yhi, y);
+    for (const auto& p : s.points) {
+      if (!drawable(p.x, c.x_scale) || !drawable(p.y, c.y_scale)) continue;
+      xlo = std::min(xlo, p.x); xhi = std::max(xhi, p.x); ylo = std::min(ylo, p.y); yhi = std::max(yhi, p.y);
+      if (has_whisker(p.y, p.range, c.y_scale)) {
+        whiskers = true;
+        ylo = std::min(ylo, p.range.lo); yhi = std::max(yhi, p.range.hi);
+      }
     }
   if (xlo > xhi) return "";
   for (const auto& [name, v] : c.y_refs)
@@ -176,18 +197,24 @@ std::string render(const line_chart& c) {
     const auto& s = c.lines[i];
     auto pts = s.points;
     pts.erase(std::remove_if(pts.begin(), pts.end(),
-                             [&](const auto& p) { return !drawable(p.first, c.x_scale) || !drawable(p.second, c.y_scale); }),
+                             [&](const point& p) { return !drawable(p.x, c.x_scale) || !drawable(p.y, c.y_scale); }),
               pts.end());
-    std::sort(pts.begin(), pts.end());
+    std::stable_sort(pts.begin(), pts.end(), [](const point& a, const point& b) { return a.x < b.x; });
     const char* color = palette[i % 10];
     if (!pts.empty()) {
       std::string path;
-      for (const auto& [x, y] : pts) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", mx(x), my(y));
+      for (const auto& p : pts) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", mx(p.x), my(p.y));
       o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} class=\"series\"/>", path, color,
                        s.dashed ? 5 : 2, s.dashed ? " stroke-dasharray=\"6 4\" stroke-opacity=\"0.45\"" : "");
-      for (const auto& [x, y] : pts)
-        o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}: {}, {}</title></circle>",
-                         mx(x), my(y), color, html_escape(s.name), tick_text(x, c.x_scale), number(y));
+      for (const auto& p : pts) {
+        const auto tip = fmt::format("{}: {}, {}", s.name, tick_text(p.x, c.x_scale), range_text(p.y, p.range, c.y_scale));
+        if (has_whisker(p.y, p.range, c.y_scale))
+          o += fmt::format("<path d=\"M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} M{3:.1f},{1:.1f} L{4:.1f},{1:.1f} M{3:.1f},{2:.1f} L{4:.1f},{2:.1f}\" "
+                           "stroke=\"{5}\" stroke-width=\"1.2\" fill=\"none\" class=\"whisker\"><title>{6}</title></path>",
+                           mx(p.x), my(p.range.lo), my(p.range.hi), mx(p.x) - 3, mx(p.x) + 3, color, html_escape(tip));
+        o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}</title></circle>", mx(p.x), my(p.y),
+                         color, html_escape(tip));
+      }
     }
     const double ly = top + 14 + 16.0 * static_cast<double>(i);
     o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
@@ -195,6 +222,8 @@ std::string render(const line_chart& c) {
                      width - right + 10, width - right + 30, ly, color, s.dashed ? " stroke-dasharray=\"6 4\"" : "",
                      width - right + 34, ly + 4, html_escape(fit(s.name, right - 40)), html_escape(s.name));
   }
+  if (whiskers)  // between the title and the plot, where nothing else is drawn
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>", left, top - 8, html_escape(whisker_note(c.range_key)));
   return o + "</svg>";
 }
 
@@ -205,10 +234,12 @@ std::string render(const bar_chart& c) {
   if (bars.empty()) return "";
   constexpr double row = 20, label_w = 300, bar_left = label_w + 10;
   const bool key = !c.peer_key.empty() && std::any_of(bars.begin(), bars.end(), [](const bar& b) { return b.highlight; });
-  const double h = top + row * static_cast<double>(bars.size()) + bottom + (key ? 16 : 0) +
+  const auto whisker = [](const bar& b) { return has_whisker(b.value, b.range, axis_scale::linear); };
+  const bool whiskers = std::any_of(bars.begin(), bars.end(), whisker);
+  const double h = top + row * static_cast<double>(bars.size()) + bottom + (key ? 16 : 0) + (whiskers ? 16 : 0) +
                    12.0 * static_cast<double>(c.reference_lines.size());
   double vmax = 0;
-  for (const auto& b : bars) vmax = std::max(vmax, b.value);
+  for (const auto& b : bars) vmax = std::max(vmax, whisker(b) ? b.range.hi : b.value);
   for (const auto& r : c.reference_lines)
     if (drawable(r.second, axis_scale::linear)) vmax = std::max(vmax, r.second);
   vmax = vmax > 0 ? vmax * 1.05 : 1;
@@ -220,10 +251,15 @@ std::string render(const bar_chart& c) {
     const double y = top + row * static_cast<double>(i);
     o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\"><title>{}</title>{}</text>", label_w, y + 14,
                      html_escape(b.label), html_escape(fit(b.label, label_w - 10)));
-    o += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" class=\"bar{}\"><title>{}: {}</title></rect>",
-                     bar_left, y + 3, std::max(0.0, px(b.value) - bar_left), row - 6, b.highlight ? " peer" : "",
-                     html_escape(b.label), number(b.value));
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\">{}</text>", px(b.value) + 4, y + 14, number(b.value));
+    const auto tip = html_escape(b.label + ": " + range_text(b.value, b.range, axis_scale::linear));
+    o += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" class=\"bar{}\"><title>{}</title></rect>",
+                     bar_left, y + 3, std::max(0.0, px(b.value) - bar_left), row - 6, b.highlight ? " peer" : "", tip);
+    if (whisker(b))
+      o += fmt::format("<path d=\"M{0:.1f},{2:.1f} L{1:.1f},{2:.1f} M{0:.1f},{3:.1f} L{0:.1f},{4:.1f} M{1:.1f},{3:.1f} L{1:.1f},{4:.1f}\" "
+                       "{6}><title>{5}</title></path>",
+                       px(b.range.lo), px(b.range.hi), y + row / 2, y + 6, y + row - 6, tip, bar_whisker);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\">{}</text>", px(whisker(b) ? b.range.hi : b.value) + 4, y + 14,
+                     number(b.value));
   }
   const double y1 = top + row * static_cast<double>(bars.size());
   for (std::size_t k = 0; k < c.reference_lines.size(); ++k) {
@@ -234,6 +270,12 @@ std::string render(const bar_chart& c) {
                      px(v), top - 4, y1, y1 + 14 + 12.0 * static_cast<double>(k), html_escape(name + " " + number(v)));
   }
   double y_text = h - 8;
+  if (whiskers) {
+    o += fmt::format("<path d=\"M{0},{1:.1f} L{2},{1:.1f} M{0},{3:.1f} L{0},{4:.1f} M{2},{3:.1f} L{2},{4:.1f}\" {8}/>"
+                     "<text x=\"{5}\" y=\"{6:.1f}\" class=\"legend\">{7}</text>",
+                     bar_left, y_text - 4, bar_left + 12, y_text - 8, y_text, bar_left + 16, y_text, html_escape(whisker_note(c.range_key)), bar_whisker);
+    y_text -= 16;
+  }
   if (key) {
     o += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"10\" class=\"bar peer\"/>"
                      "<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}</text>",

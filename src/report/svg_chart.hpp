@@ -1,9 +1,12 @@
 #pragma once
 // Small, dependency-free SVG charts for the HTML report: line charts (log axes ticked at every
 // decade, or at powers of two in binary units for byte axes) and horizontal bar charts with
-// reference lines and a key for the highlighted bar. Pure C++; the output is inline <svg>
-// markup. Non-finite values never reach the page.
+// reference lines and a key for the highlighted bar. A figure may carry the spread behind it
+// (the slowest and the fastest sample, the slowest and the fastest SM pair), drawn as a whisker
+// and named once under the chart. Pure C++; the output is inline <svg> markup. Non-finite
+// values never reach the page.
 
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,10 +15,21 @@ namespace memscope::report {
 
 enum class axis_scale { linear, log10, log2, log2_bytes };
 
+/// The range behind a plotted figure; a whisker is drawn only where both ends are drawable,
+/// lo < hi and the figure lies between them.
+struct spread {
+  double lo = NAN, hi = NAN;
+};
+
+struct point {
+  double x = 0, y = 0;
+  spread range = {};
+};
+
 struct series {
   std::string name;
-  std::vector<std::pair<double, double>> points;  // (x, y), drawn in x order
-  bool dashed = false;                            // predictions, models
+  std::vector<point> points;  // drawn in x order
+  bool dashed = false;        // predictions, models
 };
 
 struct line_chart {
@@ -24,12 +38,14 @@ struct line_chart {
   std::vector<series> lines;
   std::vector<std::pair<double, std::string>> x_marks;  // labelled vertical rules (detected levels)
   std::vector<std::pair<std::string, double>> y_refs;   // labelled horizontal rules (a ceiling)
+  std::string range_key;  // what the whiskers span ("the slowest to the fastest sample")
 };
 
 struct bar {
   std::string label;
   double value = 0;
   bool highlight = false;  // the reference the others are read against
+  spread range = {};
 };
 
 struct bar_chart {
@@ -37,6 +53,7 @@ struct bar_chart {
   std::vector<bar> bars;
   std::vector<std::pair<std::string, double>> reference_lines;  // ("copy ceiling", 4214)
   std::string peer_key;  // what the highlight colour means here ("CUB, the peer")
+  std::string range_key;  // what the whiskers span
 };
 
 /// Empty when nothing finite is left to draw.

@@ -14,6 +14,7 @@
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
+#include "suites/pair_rows.hpp"
 #include "suites/suites.hpp"
 
 #include "memscope/atomic/atomics.cuh"
@@ -212,11 +213,7 @@ void chain_body(case_state& st) {
   const auto spread = summarize(per_atomic);
   st.add_metric("cycles_per_atomic", spread.median);
   if constexpr (Tg == at::target::dsmem) {
-    st.add_metric("cycles_min_pair", spread.min);
-    st.add_metric("cycles_max_pair", spread.max);
-    st.add_metric("clusters", chains);
-    st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
-    st.add_label("placement", placement_label(place.sole, at::policy::cluster));
+    pair_rows::record(st, spread, chains, sms.to_host(), place.sole, at::policy::cluster);
   }
   st.add_elements(static_cast<std::size_t>(steps) * static_cast<std::size_t>(chains));
   st.exec(launch);
@@ -327,8 +324,7 @@ void atomics_findings(const present::suite_view& v, std::vector<std::string>& ou
   std::string lat;
   for (const auto* r : v.rows(present::case_is("latency"))) {
     lat += fmt::format("{}{} {:.0f}", lat.empty() ? "" : ", ", r->string_axis("target"), r->metric("cycles_per_atomic"));
-    if (!std::isnan(r->metric("cycles_min_pair")))  // older files chased one pair
-      lat += fmt::format(" ({:.0f}-{:.0f} over {:.0f} clusters)", r->metric("cycles_min_pair"), r->metric("cycles_max_pair"), r->metric("clusters"));
+    lat += pair_rows::range_text(*r);
   }
   if (!lat.empty()) out.push_back("a dependent chain of atomics, cycles per atomic: " + lat);
   const auto home = [&](const char* side, const char* access) {
@@ -426,6 +422,7 @@ void register_atomics(registry& reg) {
   tp.keep = present::where("throughput", {{"type", std::string("i32")}, {"op", std::string("add")}});
   tp.x = present::metric_of("threads_per_address");
   tp.y_scale = present::scale::log10;
+  tp.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
   present::chart_spec types;
   types.title = "Global atomics by type and operation, every thread its own address";
   types.keep = present::where("throughput", {{"target", std::string("global")}, {"contention", std::string("thread")}});
@@ -434,6 +431,7 @@ void register_atomics(registry& reg) {
   types.y_label = "G atomics/s";
   types.peer = present::axis_is("op", "add");
   types.peer_key = "atomicAdd";
+  types.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
   present::chart_spec agg;
   agg.title = "Warp aggregation against plain atomics (global)";
   agg.keep = present::case_is("aggregation");
@@ -442,12 +440,14 @@ void register_atomics(registry& reg) {
   agg.y_label = "G atomics/s";
   agg.peer = present::axis_is("aggregate", "none");
   agg.peer_key = "plain atomicAdd";
+  agg.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
   present::chart_spec lat;
   lat.title = "Dependent atomics: cycles per atomic";
   lat.keep = present::case_is("latency");
   lat.label = present::label_axes({"target"});
   lat.y = present::metric_of("cycles_per_atomic");
   lat.y_label = "cycles per atomic (lower is better)";
+  lat.with_spread(pair_rows::spread(), "DSMEM: the fastest to the slowest SM pair");
   s.chart(tp).chart(types).chart(agg).chart(lat).finding(atomics_findings);
   s.fact(advise::question::atomic_contention, {"throughput", "aggregation"}, "atomics at low and full contention, and what warp aggregation buys", contention_fact);
 }

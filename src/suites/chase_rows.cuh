@@ -26,6 +26,8 @@ struct chase_stats {
 };
 
 constexpr int repeats_per_point = 5;
+/// What the spread of a row's cycles spans, for its chart.
+inline constexpr const char* spread_key = "the fastest to the slowest chase, each from its own point of the ring";
 
 /// Loads per repeat: every chase of one point runs this many.
 inline unsigned chase_iters(const case_state& st) { return st.verify_only() ? 1024 : 8192; }

@@ -15,6 +15,7 @@
 #include "core/device_query.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
+#include "suites/pair_rows.hpp"
 #include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
 
@@ -120,12 +121,8 @@ void latency_for(case_state& st, const target& t) {
   st.add_metric("cycles_per_load", spread.median);
   st.add_metric("cycles_min_target", *lo);  // peers 1..C-1: the median over clusters of each
   st.add_metric("cycles_max_target", *hi);
-  st.add_metric("cycles_min_pair", spread.min);  // one chase, over every cluster and target
-  st.add_metric("cycles_max_pair", spread.max);
-  st.add_metric("clusters", clusters);
-  st.add_metric("sms_used", static_cast<double>(distinct_sms(sms.to_host())));
+  pair_rows::record(st, spread, clusters, sms.to_host(), place.sole, t.cluster);  // one chase, over every cluster and target
   st.add_metric("ns_per_load", spread.median / (st.device().sm_clock_khz * 1e-6));
-  st.add_label("placement", placement_label(place.sole, t.cluster));
   st.add_elements(static_cast<std::uint64_t>(iters) * chases);
   st.exec(launch);
 }
@@ -243,9 +240,7 @@ void dsmem_findings(const present::suite_view& v, std::vector<std::string>& out)
     std::string text = "dependent-load latency:";
     for (const auto* r : lat) {
       text += fmt::format(" {} {:.0f} cycles", r->string_axis("target"), r->metric("cycles_per_load"));
-      // Older files chased one cluster: their rows have no range over SM pairs.
-      if (remote(r->string_axis("target")) && !std::isnan(r->metric("cycles_min_pair")))
-        text += fmt::format(" ({:.0f}-{:.0f} over {:.0f} clusters)", r->metric("cycles_min_pair"), r->metric("cycles_max_pair"), r->metric("clusters"));
+      if (remote(r->string_axis("target"))) text += pair_rows::range_text(*r);
       text += ';';
     }
     text.pop_back();
@@ -322,6 +317,7 @@ void register_dsmem(registry& reg) {
   lat.y_label = "cycles per load (lower is better)";
   lat.peer = present::axis_is("target", "shared");
   lat.peer_key = "the block's own shared memory";
+  lat.with_spread(pair_rows::spread(), "the fastest to the slowest chase, one per SM pair or block");
   present::chart_spec bw;
   bw.title = "Shared-memory {panel} bandwidth, all SMs: own vs the neighbour block's";
   bw.keep = present::case_is("bandwidth");
@@ -331,6 +327,7 @@ void register_dsmem(registry& reg) {
   bw.y_label = "GB/s (bytes moved / median time)";
   bw.peer = lat.peer;
   bw.peer_key = lat.peer_key;
+  bw.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
   present::chart_spec tp;
   tp.title = "Transpose: DSMEM super-tiles vs naive and padded 64x64 tiles";
   tp.keep = present::case_is("transpose");
@@ -340,6 +337,7 @@ void register_dsmem(registry& reg) {
   tp.peer = present::axis_is("kernel", "padded64");
   tp.peer_key = "the padded 64x64 shared-memory tile";
   tp.copy_ceiling = true;
+  tp.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
   s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory", remote_latency_fact);
 }

@@ -781,6 +781,7 @@ void register_histogram(registry& reg) {
   seed.label = present::label_axes({"strategy"});
   seed.y = [](const case_result& r) { return r.stats.median * 1e6; };
   seed.y_label = "microseconds per histogram (lower is better)";
+  seed.with_spread(present::time_spread(1e6), "the fastest to the slowest sample");
   seed.peer = present::axis_is("strategy", "cub");
   seed.peer_key = "CUB HistogramEven";
   s.chart(ratio).chart(adversarial).chart(sizes).chart(seed).finding(histogram_findings).upgrade(upgrade_row);

@@ -1,4 +1,6 @@
-// Chart axes: decades and binary units, bounded for any range (no endless tick loop).
+// Charts: axes in decades and binary units, bounded for any range (no endless tick loop);
+// whiskers only where a spread brackets its figure.
+#include "report/findings.hpp"
 #include "report/svg_chart.hpp"
 
 #include <gtest/gtest.h>
@@ -44,4 +46,47 @@ TEST(ChartTicks, NonFiniteValuesNeverReachThePage) {
   const auto bs = render(b);
   EXPECT_EQ(bs.find("nan"), std::string::npos);
   EXPECT_NE(bs.find("the reference"), std::string::npos);
+}
+
+namespace {
+std::size_t count_of(const std::string& s, const std::string& what) {
+  std::size_t n = 0;
+  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(ChartWhiskers, BarsDrawASpreadOnlyWhereItBracketsTheFigure) {
+  bar_chart b;
+  b.title = "t";
+  b.range_key = "the slowest to the fastest sample";
+  b.bars = {{"bracketed", 10, false, {8, 12}},
+            {"none", 5, false, {}},
+            {"misses its figure", 7, false, {8, 9}},
+            {"empty", 6, false, {6, 6}},
+            {"not finite", 6, false, {5, INFINITY}}};
+  const auto svg = render(b);
+  EXPECT_EQ(count_of(svg, "class=\"whisker\""), 2u);  // the bracketed bar and the key's glyph
+  EXPECT_NE(svg.find("whiskers: the slowest to the fastest sample"), std::string::npos);
+  EXPECT_NE(svg.find("bracketed: 10 (8 to 12)"), std::string::npos);
+  EXPECT_NE(svg.find("misses its figure: 7<"), std::string::npos);
+  EXPECT_FALSE(shows_non_finite(svg));
+  b.bars.erase(b.bars.begin());
+  const auto without = render(b);
+  EXPECT_EQ(without.find("whisker"), std::string::npos);  // no key for whiskers not drawn
+}
+
+TEST(ChartWhiskers, LinesWidenTheAxisToHoldEveryWhisker) {
+  line_chart c;
+  c.title = "t";
+  c.y_scale = axis_scale::log10;
+  c.range_key = "the fastest to the slowest chase";
+  c.lines.push_back({"s", {{1, 100, {90, 1000}}, {2, 200, {0, 300}}, {3, 300, {}}}, false});
+  const auto svg = render(c);
+  // The second point's spread reaches 0, which a log axis cannot draw: one whisker.
+  EXPECT_EQ(count_of(svg, "class=\"whisker\""), 1u);
+  EXPECT_NE(svg.find("whiskers: the fastest to the slowest chase"), std::string::npos);
+  EXPECT_NE(svg.find("s: 1, 100 (90 to 1000)"), std::string::npos);
+  // 1000 is on the axis: the top decade is ticked.
+  EXPECT_NE(svg.find(">1000<"), std::string::npos);
 }

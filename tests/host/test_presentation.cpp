@@ -113,6 +113,20 @@ TEST(Presentation, BundledProfileDrawsEveryChart) {
   }
 }
 
+// A figure the profile measured several times shows its spread: timed samples behind GB/s,
+// chases behind cycles, SM pairs behind DSMEM latency. Each chart names what its whiskers span.
+TEST(Presentation, BundledProfileChartsShowTheSpreadBehindTheirFigures) {
+  const auto doc = bundled();
+  if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  for (const char* suite : {"bandwidth", "latency", "dsmem", "cache_bandwidth", "transfer", "atomics"}) {
+    const auto charts = report::charts_for(builtin_registry().find_suite(suite), present::suite_view{doc, suite});
+    const auto with = std::count_if(charts.begin(), charts.end(), [](const std::string& svg) {
+      return svg.find("class=\"whisker\"") != std::string::npos && svg.find("whiskers: ") != std::string::npos;
+    });
+    EXPECT_GE(with, 1) << suite;
+  }
+}
+
 // Version 1 stored the histogram plan as an ordinal; the suite's upgrade hook names it.
 TEST(Presentation, VersionOneRowsAreUpgradedToLabels) {
   results_doc doc;
