@@ -412,7 +412,7 @@ int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only)
   std::cout.flush();
   if (docs.size() > 1 && !verify_only) {
     std::cout << "\nmeasured at the same time:\n";
-    for (const auto& line : report::fleet_table(docs)) std::cout << line << '\n';
+    for (const auto& line : report::fleet_table(docs, builtin_registry())) std::cout << line << '\n';
   }
   return worst;
 }
@@ -454,7 +454,7 @@ int do_run(const run_flags& given, bool verify_only, const std::string& command)
   }
   if (docs.size() > 1 && !verify_only) {
     std::cout << '\n';
-    for (const auto& line : report::fleet_table(docs)) std::cout << line << '\n';
+    for (const auto& line : report::fleet_table(docs, builtin_registry())) std::cout << line << '\n';
   }
   return worst;
 }
@@ -598,7 +598,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   if (boards.size() > 1) {
     // The fleet: each board's runs merged on their own, then compared board by board. The
     // HTML report draws the first board; the table covers them all.
-    const auto table = report::fleet_table(boards);
+    const auto table = report::fleet_table(boards, builtin_registry());
     for (const auto& line : table) std::cout << line << '\n';
     write_file(html, [&](std::ostream& o) { o << report::render_html(boards.front(), builtin_registry()); });
     write_file(md, [&](std::ostream& o) {
@@ -655,7 +655,7 @@ int do_compare(const std::string& a_path, const std::string& b_path, double fail
     if (d->fleet)
       throw usage_error("compare: '" + (d == &a ? a_path : b_path) + "' holds several boards (a fleet document): compare one "
                         "board's results (memscope report of the fleet document draws the table of every board)");
-  const auto c = report::compare(a, b, opt);
+  const auto c = report::compare(a, b, builtin_registry(), opt);
   report::print(c, a, b, std::cout);
   if (fail_set) {
     const auto reg = report::regressions(c, fail_pct);

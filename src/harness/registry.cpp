@@ -46,6 +46,17 @@ const suite_info* registry::find_suite(const std::string& name) const {
   return nullptr;
 }
 
+const case_def* registry::find_case(const std::string& suite, const std::string& name) const {
+  for (const auto& c : cases_)
+    if (c.suite == suite && c.name == name) return &c;
+  return nullptr;
+}
+
+const present::figure_def* registry::figure_for(const case_result& r) const {
+  const auto* c = find_case(r.suite, r.name);
+  return c && c->figure ? &*c->figure : nullptr;
+}
+
 const present::fact_def* registry::find_fact(const std::string& name) const {
   for (const auto& s : suite_infos_)
     for (const auto& f : s.facts)

@@ -5,10 +5,12 @@
 #include "memscope/core/device_info.hpp"
 #include "present/chart_spec.hpp"
 #include "present/fact.hpp"
+#include "present/figure.hpp"
 #include "present/findings.hpp"
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,8 @@ struct case_def {
   /// Device memory one point needs on this GPU, checked before anything runs; may be empty.
   std::function<std::uint64_t(const axis_point&, const device_info&)> footprint;
   std::vector<baseline_rule> baselines;
+  /// Where set, compare and the fleet table judge rows on this figure, not on the launch time.
+  std::optional<present::figure_def> figure;
 
   std::string id() const { return suite + "/" + name; }
 };
@@ -67,6 +71,10 @@ class registry {
   /// Throws std::logic_error on a duplicate id or a case without body.
   void add(case_def c);
   const std::vector<case_def>& cases() const { return cases_; }
+  /// The case of that suite and name, or null (rows of another memscope, say).
+  const case_def* find_case(const std::string& suite, const std::string& name) const;
+  /// The figure a row is judged on, where its case declares one (null: the launch time).
+  const present::figure_def* figure_for(const case_result& r) const;
   case_def& case_at(std::size_t i) { return cases_.at(i); }
   std::vector<std::string> suites() const;
 

@@ -34,6 +34,12 @@ case_builder& case_builder::baseline(std::string axis_name, axis_value value, st
   return *this;
 }
 
+case_builder& case_builder::figure(present::figure_def f) {
+  if (f.metric.empty()) throw std::logic_error(def().id() + ": a figure needs a metric");
+  def().figure = std::move(f);
+  return *this;
+}
+
 suite::suite(registry& reg, std::string name, std::string summary) : reg_(reg), name_(std::move(name)) {
   auto& info = reg_.suite(name_);
   if (!summary.empty()) info.summary = std::move(summary);

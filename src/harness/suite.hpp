@@ -32,6 +32,8 @@ class case_builder {
   /// Every row gets `metric` = ratio(row, row with `axis` = `value` and the same other axes).
   case_builder& baseline(std::string axis_name, axis_value value, std::string metric,
                          std::function<double(const case_result&, const case_result&)> ratio = speedup);
+  /// The case's own figure (cycles from clock64), where its timed launch does not measure it.
+  case_builder& figure(present::figure_def f);
 
  private:
   case_def& def() { return reg_.case_at(index_); }

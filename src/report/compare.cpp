@@ -44,7 +44,7 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
 
 }  // namespace
 
-comparison compare(const results_doc& a, const results_doc& b, const compare_options& opt) {
+comparison compare(const results_doc& a, const results_doc& b, const registry& reg, const compare_options& opt) {
   if (!(std::isfinite(opt.min_effect) && opt.min_effect >= 0)) throw usage_error("--min-effect takes a percentage of at least 0");
   if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha < 1)) throw usage_error("--alpha takes a probability between 0 and 1");
   const auto in_a = timed_rows(a, "A");
@@ -75,7 +75,20 @@ comparison compare(const results_doc& a, const results_doc& b, const compare_opt
     row.ratio = rb.stats.median / ra.stats.median;
     row.unconverged = ra.unconverged() || rb.unconverged();
     bool differs = false;
-    if (ra.times.size() >= 2 && rb.times.size() >= 2) {
+    const auto* fig = reg.figure_for(ra);
+    const auto fa = fig ? present::figure_of(*fig, ra) : present::row_figure{};
+    const auto fb = fig ? present::figure_of(*fig, rb) : present::row_figure{};
+    if (fa.usable() && fb.usable()) {
+      // The launch time is not what the case measures: its figure is (a chase's cycles).
+      row.median_a = fa.value;
+      row.median_b = fb.value;
+      row.unit = fig->unit;
+      row.ratio = fb.value / fa.value;
+      row.threshold = opt.min_effect;
+      row.p = std::nan("");
+      row.ranges = fa.has_spread() && fb.has_spread();
+      differs = std::fabs(row.ratio - 1) > row.threshold && (!row.ranges || fb.hi < fa.lo || fa.hi < fb.lo);
+    } else if (ra.times.size() >= 2 && rb.times.size() >= 2) {
       // Judged on every sample of both runs, not on two medians: a run's noise counts.
       row.threshold = opt.min_effect;
       row.p = mann_whitney_p(ra.times, rb.times);
@@ -122,20 +135,30 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   std::size_t w0 = 4, w1 = 4;
   for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
   out << "GPUs: " << gpu_relation(a, b) << '\n';
-  out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
-                     "B median", "B/A time", "p", "effect", "verdict");
-  std::size_t unconverged = 0;
+  out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
+                     "B median", "B/A", "p", "effect", "verdict");
+  std::size_t unconverged = 0, figures = 0;
+  const auto value = [](const comparison_row& r, double v) {
+    return r.unit.empty() ? format_seconds(v) : fmt::format("{:.1f} {}", v, r.unit);
+  };
   for (const auto& r : c.rows) {
     unconverged += r.unconverged;
-    out << fmt::format("{:<{}}  {:<{}}  {:>11}  {:>11}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label, w1,
-                       format_seconds(r.median_a), format_seconds(r.median_b), r.ratio,
-                       std::isnan(r.p) ? std::string("medians") : fmt::format("{:.1e}", r.p), 100 * r.threshold,
-                       to_string(r.v), r.unconverged ? " ~" : "");
+    figures += !r.unit.empty();
+    const std::string basis = !r.unit.empty() ? (r.ranges ? "ranges" : "figures")
+                              : std::isnan(r.p) ? std::string("medians")
+                                                : fmt::format("{:.1e}", r.p);
+    out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label, w1,
+                       value(r, r.median_a), value(r, r.median_b), r.ratio, basis, 100 * r.threshold, to_string(r.v),
+                       r.unconverged ? " ~" : "");
   }
   out << fmt::format("{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and the rank test); "
                      "{} only in A, {} only in B\n",
                      c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same), c.only_a,
                      c.only_b);
+  if (figures > 0)
+    out << fmt::format("{} row(s) judged on their case's own figure, not the launch time (a chase's cycles): the effect, and "
+                       "where both rows recorded the fastest and slowest chase (\"ranges\"), ranges that do not overlap\n",
+                       figures);
   if (unconverged > 0)
     out << fmt::format("~ {} row(s) where A or B did not meet its run's stopping rule: read those verdicts with care\n",
                        unconverged);

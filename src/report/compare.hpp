@@ -1,6 +1,7 @@
 #pragma once
 // `memscope compare A.json B.json`: two runs (two builds, drivers or GPUs), case by case.
 
+#include "harness/registry.hpp"
 #include "harness/results.hpp"
 
 #include <ostream>
@@ -14,7 +15,11 @@ const char* to_string(verdict v);
 
 struct comparison_row {
   std::string id, axes_label;
+  /// The median times, or the case's own figure where it declares one (`unit` names it).
   double median_a = 0, median_b = 0;
+  std::string unit;      // empty: seconds
+  /// A figure's verdict: both rows recorded their spread, so the verdict needs the ranges apart.
+  bool ranges = false;
   double ratio = 0;      // median_b / median_a: below 1, B is faster
   double threshold = 0;  // the least |ratio - 1| that can be a verdict
   /// Mann-Whitney U over both rows' samples: how likely rank sums this far apart are when
@@ -42,8 +47,11 @@ struct comparison {
 /// least opt.min_effect between the medians and, where both rows kept their samples, a
 /// Mann-Whitney U test with p < opt.alpha (rows without samples, from older files: an effect
 /// beyond max(min_effect, 2 x sqrt(noise_a^2 + noise_b^2))). Everything else is "same".
-/// Throws usage_error when no case is in both.
-comparison compare(const results_doc& a, const results_doc& b, const compare_options& opt = {});
+/// A row whose case declares its own figure in `reg` (cycles of a pointer chase, whose timed
+/// launch is a separate, unwarmed run) is judged on that figure: an effect of at least
+/// min_effect and, where both rows recorded the fastest and slowest chase, ranges that do not
+/// overlap. Throws usage_error when no case is in both.
+comparison compare(const results_doc& a, const results_doc& b, const registry& reg, const compare_options& opt = {});
 
 /// How A's and B's GPUs relate: "the same GPU", "two boards of one model (...)", "different
 /// GPU models (... vs ...)".

@@ -11,7 +11,12 @@
 namespace memscope::report {
 namespace {
 
-double figure(const case_result& r) { return r.gbps > 0 ? r.gbps : 1.0 / r.stats.median; }
+/// (figure, relative standard error), higher is better.
+std::pair<double, double> figure(const case_result& r, const registry& reg) {
+  if (const auto* f = reg.figure_for(r))
+    if (const auto own = present::figure_of(*f, r); own.usable()) return {1.0 / own.value, 0.0};
+  return {r.gbps > 0 ? r.gbps : 1.0 / r.stats.median, r.stats.rse};
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -26,14 +31,14 @@ std::string board_name(const results_doc& d) {
                      d.device.uuid.substr(0, std::min<std::size_t>(d.device.uuid.size(), 12)));
 }
 
-std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const fleet_options& opt) {
+std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt) {
   // row key -> per board: (figure, relative standard error); and the row's name for people
   std::map<std::string, std::map<std::size_t, std::pair<double, double>>> by_row;
   std::map<std::string, std::string> names;
   for (std::size_t b = 0; b < boards.size(); ++b)
     for (const auto& r : boards[b].results)
       if (present::usable(r)) {
-        by_row[row_key(r)][b] = {figure(r), r.stats.rse};
+        by_row[row_key(r)][b] = figure(r, reg);
         names[row_key(r)] = r.suite + "/" + r.name + (r.axes_label.empty() ? "" : " " + r.axes_label);
       }
   std::vector<board_summary> out(boards.size());
@@ -70,8 +75,8 @@ std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards
   return out;
 }
 
-std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const fleet_options& opt) {
-  const auto s = compare_boards(boards, opt);
+std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt) {
+  const auto s = compare_boards(boards, reg, opt);
   std::vector<std::string> lines;
   lines.push_back(fmt::format("per board ({} boards; a row stands out at more than {:.0f}% from the boards' median "
                               "and beyond four standard errors):", boards.size(), 100 * opt.threshold));

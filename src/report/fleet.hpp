@@ -2,6 +2,7 @@
 // The fleet check: the same points measured on several boards (every GPU of a node, every node
 // of a job), compared row by row, so that one slow board among its siblings stands out.
 
+#include "harness/registry.hpp"
 #include "harness/results.hpp"
 
 #include <string>
@@ -24,11 +25,13 @@ struct fleet_options {
 };
 
 /// One summary per document (board), in the order given. Rows are matched by suite, case and
-/// axes; the figure is GB/s where the row has one, else 1 / median time (higher is better).
-std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const fleet_options& opt = {});
+/// axes; the figure is 1 / the case's own figure where `reg` declares one (a chase's cycles:
+/// the threshold alone decides, there being no standard error), else GB/s where the row has
+/// one, else 1 / median time (higher is better).
+std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt = {});
 
 /// The per-board table as text lines (a header, one line per board, a closing verdict).
-std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const fleet_options& opt = {});
+std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt = {});
 
 /// Where a document was measured: its host (when recorded) and GPU.
 std::string board_name(const results_doc& d);

@@ -409,13 +409,15 @@ void register_atomics(registry& reg) {
   s.add("latency", latency_case)
       .summary("one thread's dependent chain of atomicAdd(p, 0) through a 1024-entry ring: global (an entry per L2 line, 128 KiB "
                "on both L2 homes: their mean), shared, DSMEM (a chain from every SM pair at once: the median)")
-      .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"));
+      .axis(axis::strings("target", {std::begin(target_names), std::end(target_names)}, "where the ring lives"))
+      .figure(pair_rows::figure("cycles_per_atomic"));
   s.add("dsmem_max_probe", dsmem_max_probe_case)
       .summary("whether this binary's 64-bit atomicMax is atomic on a peer block's shared memory (CUDA 13.0's is not)");
   s.add("l2_home", home_case)
       .summary("one thread's dependent chain through the L2 lines homed in its SM's own L2 partition, or the other's")
       .axis(axis::strings("side", {"near", "far"}, "lines whose atomics are fast (near) or slow (far) from the chasing SM"))
-      .axis(axis::strings("access", {"atomic", "load"}, "atomicAdd(p, 0), or ld.global.cg (L2, not L1)"));
+      .axis(axis::strings("access", {"atomic", "load"}, "atomicAdd(p, 0), or ld.global.cg (L2, not L1)"))
+      .figure(present::cycles_figure("cycles_per_access"));  // the timed launch also probes every line's home
 
   auto tp = present::line_plot("atomicAdd (i32): G atomics/s against threads per address", present::label_axes({"target"}), "sharers",
                                g_ops, "threads per address", "G atomics/s", present::scale::log2);

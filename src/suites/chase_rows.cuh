@@ -10,6 +10,7 @@
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
+#include "present/figure.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -28,6 +29,9 @@ struct chase_stats {
 constexpr int repeats_per_point = 5;
 /// What the spread of a row's cycles spans, for its chart.
 inline constexpr const char* spread_key = "the fastest to the slowest chase, each from its own point of the ring";
+/// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
+/// chase (below), not the chases the figure comes from.
+inline present::figure_def figure() { return present::cycles_figure("cycles_per_load", "cycles_min", "cycles_max"); }
 
 /// Loads per repeat: every chase of one point runs this many.
 inline unsigned chase_iters(const case_state& st) { return st.verify_only() ? 1024 : 8192; }

@@ -283,7 +283,8 @@ void register_dsmem(registry& reg) {
       .axis(axis::pow2("ws_bytes", {14}, "bytes chased (one load per 32-byte sector)")
                 .with_range(1024, 128 * 1024)
                 .with_verify({std::int64_t{1024}, std::int64_t{16384}}))
-      .baseline("target", std::string("shared"), "cycles_vs_shared", metric_ratio("cycles_per_load"));
+      .baseline("target", std::string("shared"), "cycles_vs_shared", metric_ratio("cycles_per_load"))
+      .figure(pair_rows::figure("cycles_per_load"));
   s.add("bandwidth", bandwidth_case)
       .summary("every block streams 32 KB of its neighbour's shared memory 256 times: remote vs local")
       .axis(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},

@@ -187,7 +187,8 @@ void register_latency(registry& reg) {
       .axis(axis::octaves("ws_bytes", 1024, std::int64_t{4} << 30, "bytes chased, one load per 32-byte sector")
                 .with_range(64, std::int64_t{1} << 34)
                 .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20}))
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); });
+      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); })
+      .figure(chase_rows::figure());
   auto shared_sizes = octave_values(1024, 128 * 1024);
   shared_sizes.emplace_back(std::int64_t{224} * 1024);
   s.add("shared", shared_case)
@@ -196,13 +197,15 @@ void register_latency(registry& reg) {
                 .with_full(shared_sizes)
                 .with_quick({std::int64_t{1024}, std::int64_t{32768}})
                 .with_range(64, std::int64_t{1} << 20)
-                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}}));
+                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}}))
+      .figure(chase_rows::figure());
   s.add("constant", constant_case)
       .summary("one-thread pointer chase through the 64 KB constant bank (64-byte steps)")
       .axis(axis::octaves("ws_bytes", 256, 65536, "bytes of the constant bank chased")
                 .with_quick(octave_values(1024, 65536, false))
                 .with_range(128, 65536)
-                .with_verify({std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}}));
+                .with_verify({std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}}))
+      .figure(chase_rows::figure());
 
   s.chart(present::line_plot("Pointer-chase latency vs working set",
                              [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },

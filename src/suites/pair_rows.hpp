@@ -8,6 +8,7 @@
 #include "harness/stats.hpp"
 #include "memscope/core/placement.hpp"
 #include "present/chart_spec.hpp"
+#include "present/figure.hpp"
 
 #include <fmt/format.h>
 
@@ -38,5 +39,9 @@ inline std::string range_text(const case_result& r) {
 }
 
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
+
+/// `metric` with the range over SM pairs (a row without one, such as a single-thread chain, is
+/// judged on the figure alone).
+inline present::figure_def figure(std::string metric) { return present::cycles_figure(std::move(metric), min_metric, max_metric); }
 
 }  // namespace memscope::suites::pair_rows

@@ -271,7 +271,8 @@ void register_peer(registry& reg) {
                "five points of the ring")
       .axis(peer_offset_axis())
       .axis(axis::strings("memory", {"local", "peer"}, "the ring in this GPU's memory or the peer's"))
-      .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}));
+      .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}))
+      .figure(chase_rows::figure());
 
   s.chart(present::link_bars("Peer copies at {fixed} per direction", present::label_axes({"direction", "engine", "access"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",

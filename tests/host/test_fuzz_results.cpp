@@ -125,7 +125,7 @@ std::string consume(const json& j) {
   write_markdown(doc, text, {});
   write_csv(doc, text);
   try {
-    const auto c = report::compare(doc, doc);
+    const auto c = report::compare(doc, doc, builtin_registry());
     report::print(c, doc, doc, text);
     if (!report::regressions(c, 5).empty()) return "a file compared with itself regressed";
   } catch (const usage_error&) {

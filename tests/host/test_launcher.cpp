@@ -86,7 +86,7 @@ TEST(Fleet, TheSlowBoardStandsOutAndNoiseDoesNot) {
   // Three boards; the third copies 20% slower. Reads differ by 1%: within the threshold.
   const std::vector<results_doc> boards = {board("a", "GPU-1", 100, 50), board("a", "GPU-2", 101, 50.5),
                                            board("b", "GPU-3", 125, 50.2)};
-  const auto s = report::compare_boards(boards);
+  const auto s = report::compare_boards(boards, builtin_registry());
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].off, 0u);
   EXPECT_EQ(s[1].off, 0u);
@@ -94,12 +94,31 @@ TEST(Fleet, TheSlowBoardStandsOutAndNoiseDoesNot) {
   EXPECT_EQ(s[2].compared, 2u);
   EXPECT_LT(s[2].worst, -0.15);
   EXPECT_NE(s[2].worst_row.find("copy"), std::string::npos);
-  const auto lines = report::fleet_table(boards);
+  const auto lines = report::fleet_table(boards, builtin_registry());
   EXPECT_NE(lines.front().find("3 boards"), std::string::npos);
   // Two boards: a difference is shown but cannot name the bad one.
-  const auto two = report::fleet_table({boards[0], boards[2]});
+  const auto two = report::fleet_table({boards[0], boards[2]}, builtin_registry());
   EXPECT_NE(two.back().find("cannot say which one"), std::string::npos);
-  EXPECT_NE(report::fleet_table({boards[0], boards[1]}).back().find("no board stands out"), std::string::npos);
+  EXPECT_NE(report::fleet_table({boards[0], boards[1]}, builtin_registry()).back().find("no board stands out"), std::string::npos);
+}
+
+// A chase is judged on its cycles, not on its unwarmed timed launch: a board whose chase costs
+// 10% more stands out though its launch took as long, and one whose launch alone is slower does not.
+TEST(Fleet, AChaseIsJudgedOnItsCycles) {
+  const auto chase = [](const std::string& uuid, double cycles, double seconds) {
+    auto d = board("a", uuid, 100, 50);
+    auto r = memscope::testing::timed_row("latency", "global", {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, seconds);
+    r.metrics["cycles_per_load"] = cycles;
+    d.results.push_back(r);
+    return d;
+  };
+  const auto s = report::compare_boards({chase("GPU-1", 300, 1e-3), chase("GPU-2", 301, 2e-3), chase("GPU-3", 330, 1e-3)},
+                                        builtin_registry());
+  EXPECT_EQ(s[0].off, 0u);
+  EXPECT_EQ(s[1].off, 0u);  // its launch took twice as long; its cycles did not change
+  EXPECT_EQ(s[2].off, 1u);
+  EXPECT_NE(s[2].worst_row.find("latency/global"), std::string::npos);
+  EXPECT_LT(s[2].worst, -0.08);  // 1/330 against 1/301: 9% slower
 }
 
 // Two boards 20% apart, one of them noisy: both stand out or neither, never only the quiet
@@ -108,11 +127,11 @@ TEST(Fleet, TwoBoardsStandOutTogether) {
   auto quiet = board("a", "GPU-1", 100, 50);
   auto noisy = board("b", "GPU-2", 125, 50);
   for (auto& r : noisy.results) r.stats.rse = 0.02;
-  auto s = report::compare_boards({quiet, noisy});
+  auto s = report::compare_boards({quiet, noisy}, builtin_registry());
   EXPECT_EQ(s[0].off, s[1].off);
   EXPECT_EQ(s[0].off, 1u);  // 11% from the mean, beyond 2 x sqrt(0.002^2 + 0.02^2) = 4%
   for (auto& r : noisy.results) r.stats.rse = 0.08;  // now within the noise: neither
-  s = report::compare_boards({quiet, noisy});
+  s = report::compare_boards({quiet, noisy}, builtin_registry());
   EXPECT_EQ(s[0].off, 0u);
   EXPECT_EQ(s[1].off, 0u);
 }
@@ -140,7 +159,7 @@ TEST(FleetMerge, RankFilesBecomeOneDocumentOfSeveralBoards) {
   ASSERT_EQ(boards[1].results.size(), 2u);
   EXPECT_EQ(boards[1].results[0].source, 0u);
   EXPECT_TRUE(boards[1].sources.empty());  // one run per board: its own header again
-  EXPECT_NE(report::fleet_table(boards).back().find("cannot say which one"), std::string::npos);
+  EXPECT_NE(report::fleet_table(boards, builtin_registry()).back().find("cannot say which one"), std::string::npos);
   // Another run of one board joins that board inside the fleet document.
   auto c = board("node2", "GPU-2", 125, 50);
   c.rank = 1;
@@ -174,7 +193,7 @@ TEST(FleetMerge, ARankThatStoppedEarlySaysSoInTheMergedDocumentAndTheTable) {
   ASSERT_EQ(boards.size(), 2u);
   EXPECT_TRUE(boards[0].incomplete.empty());
   EXPECT_EQ(boards[1].incomplete, b.incomplete);
-  const auto lines = report::fleet_table(boards);
+  const auto lines = report::fleet_table(boards, builtin_registry());
   const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("incomplete") != std::string::npos; });
   ASSERT_NE(said, lines.end());
   EXPECT_NE(said->find("node2"), std::string::npos) << *said;

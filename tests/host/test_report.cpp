@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include "harness/stats.hpp"
 
@@ -119,7 +120,7 @@ TEST(Compare, VerdictsRespectTheNoise) {
                            row("s", "only_a", {}, 1e-3)});
   const auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 0.80e-3), row("s", "y", {}, 1.3e-3), row("s", "z", {}, 1.005e-3),
                            row("s", "only_b", {}, 1e-3)});
-  const auto c = report::compare(a, b);
+  const auto c = report::compare(a, b, builtin_registry());
   ASSERT_EQ(c.rows.size(), 3u);
   EXPECT_EQ(c.rows[0].v, report::verdict::faster);
   EXPECT_EQ(c.rows[1].v, report::verdict::slower);
@@ -129,12 +130,12 @@ TEST(Compare, VerdictsRespectTheNoise) {
   EXPECT_EQ(report::regressions(c, 20).size(), 1u);
   EXPECT_EQ(report::regressions(c, 40).size(), 0u);
   // A noisy baseline widens what counts as "same".
-  const auto noisy = report::compare(doc_with({row("s", "y", {}, 1e-3, 0.2)}), doc_with({row("s", "y", {}, 1.3e-3, 0.2)}));
+  const auto noisy = report::compare(doc_with({row("s", "y", {}, 1e-3, 0.2)}), doc_with({row("s", "y", {}, 1.3e-3, 0.2)}), builtin_registry());
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
 }
 
 TEST(Compare, NothingInCommonIsAUsageError) {
-  EXPECT_THROW(report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)})), usage_error);
+  EXPECT_THROW(report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)}), builtin_registry()), usage_error);
 }
 
 TEST(Merge, DifferentModelsAndOptionsAreRefused) {
@@ -283,7 +284,7 @@ TEST(Compare, RowsThatFailedTheirCheckAreNotCompared) {
   auto a = doc_with({row("s", "x", {}, 1e-3), row("s", "y", {}, 1e-3)});
   auto b = doc_with({row("s", "x", {}, 1e-3), row("s", "y", {}, 9e-3)});
   b.results[1].status = case_status::fail;
-  const auto c = report::compare(a, b);
+  const auto c = report::compare(a, b, builtin_registry());
   ASSERT_EQ(c.rows.size(), 1u);
   EXPECT_EQ(c.excluded_b, 1u);
   EXPECT_TRUE(report::regressions(c, 0).empty());
@@ -501,28 +502,81 @@ case_result sampled_row(const std::string& name, double median, double spread, s
 TEST(Compare, RankTestAndEffectSizeDecideTogether) {
   // Same distribution, fresh draws: never a verdict, over many seeds.
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    const auto c = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, seed)}), doc_with({sampled_row("x", 1e-3, 0.02, seed + 1000)}));
+    const auto c = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, seed)}), doc_with({sampled_row("x", 1e-3, 0.02, seed + 1000)}), builtin_registry());
     EXPECT_EQ(c.rows[0].v, report::verdict::same) << "seed " << seed << " p " << c.rows[0].p;
   }
   // A 10% shift with 2% noise: slower, and the p-value says how sure.
-  const auto slow = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, 1)}), doc_with({sampled_row("x", 1.1e-3, 0.02, 2)}));
+  const auto slow = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, 1)}), doc_with({sampled_row("x", 1.1e-3, 0.02, 2)}), builtin_registry());
   EXPECT_EQ(slow.rows[0].v, report::verdict::slower);
   EXPECT_LT(slow.rows[0].p, 1e-6);
   // A real 1% shift is below the default effect size: same, however sure the test is.
-  const auto small = report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}));
+  const auto small = report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry());
   EXPECT_LT(small.rows[0].p, 1e-6);
   EXPECT_EQ(small.rows[0].v, report::verdict::same);
   report::compare_options fine;
   fine.min_effect = 0.005;
-  EXPECT_EQ(report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), fine)
+  EXPECT_EQ(report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry(), fine)
                 .rows[0].v,
             report::verdict::slower);
   // A 10% gap between two noisy runs (30% spread, 10 samples): not enough evidence.
-  const auto noisy = report::compare(doc_with({sampled_row("x", 1e-3, 0.3, 1, 10)}), doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}));
+  const auto noisy = report::compare(doc_with({sampled_row("x", 1e-3, 0.3, 1, 10)}), doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}), builtin_registry());
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
   report::compare_options bad;
   bad.alpha = 0;
-  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}), bad), usage_error);
+  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}), builtin_registry(), bad), usage_error);
+}
+
+namespace {
+// A pointer-chase row: its cycles (the figure) and the launch time kept so that it has one.
+case_result chase_row(double cycles, double lo, double hi, double seconds) {
+  auto r = row("latency", "global", {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, seconds);
+  r.metrics["cycles_per_load"] = cycles;
+  r.metrics["cycles_min"] = lo;
+  r.metrics["cycles_max"] = hi;
+  return r;
+}
+report::verdict verdict_of(const case_result& a, const case_result& b) {
+  return report::compare(doc_with({a}), doc_with({b}), builtin_registry()).rows.at(0).v;
+}
+}  // namespace
+
+// A chase's timed launch is one further, unwarmed run: its time says little about the cycles
+// the row reports, so rows whose case declares its figure are judged on that figure.
+TEST(Compare, ACaseWithItsOwnFigureIsJudgedOnIt) {
+  const auto a = chase_row(300, 299, 301, 1e-3);
+  // 10% fewer cycles, the chases' ranges apart: faster, though the launch took as long.
+  const auto c = report::compare(doc_with({a}), doc_with({chase_row(270, 269, 271, 1e-3)}), builtin_registry());
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_EQ(c.rows[0].v, report::verdict::faster);
+  EXPECT_EQ(c.rows[0].unit, "cycles");
+  EXPECT_TRUE(c.rows[0].ranges);
+  EXPECT_DOUBLE_EQ(c.rows[0].median_a, 300);
+  EXPECT_NEAR(c.rows[0].ratio, 0.9, 1e-12);
+  std::ostringstream out;
+  report::print(c, doc_with({a}), doc_with({a}), out);
+  EXPECT_NE(out.str().find("300.0 cycles"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("ranges"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("judged on their case's own figure"), std::string::npos) << out.str();
+  // The same effect with overlapping ranges: same.
+  EXPECT_EQ(verdict_of(chase_row(300, 260, 310, 1e-3), chase_row(270, 265, 280, 1e-3)), report::verdict::same);
+  // Twice the launch time, the same cycles: same (the time is not the figure).
+  EXPECT_EQ(verdict_of(a, chase_row(300, 299, 301, 2e-3)), report::verdict::same);
+  // Below the effect size, ranges apart: same.
+  EXPECT_EQ(verdict_of(a, chase_row(305, 304, 306, 1e-3)), report::verdict::same);
+  // No ranges recorded (one side): the effect alone decides.
+  auto bare = chase_row(330, 0, 0, 1e-3);
+  bare.metrics.erase("cycles_min");
+  bare.metrics.erase("cycles_max");
+  const auto judged = report::compare(doc_with({a}), doc_with({bare}), builtin_registry());
+  EXPECT_EQ(judged.rows[0].v, report::verdict::slower);
+  EXPECT_FALSE(judged.rows[0].ranges);
+  // A row of an older file without the figure: judged on its time, as before.
+  auto old_a = a, old_b = chase_row(300, 299, 301, 2e-3);
+  old_a.metrics.clear();
+  old_b.metrics.clear();
+  const auto timed = report::compare(doc_with({old_a}), doc_with({old_b}), builtin_registry());
+  EXPECT_EQ(timed.rows[0].unit, "");
+  EXPECT_EQ(timed.rows[0].v, report::verdict::slower);
 }
 
 TEST(Compare, SaysWhichGpusItCompares) {

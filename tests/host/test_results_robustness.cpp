@@ -132,24 +132,24 @@ TEST(Compare, MatchesByAxesNotLabelsAndRefusesDuplicates) {
   auto b = a;
   b.results[0].axes_label.clear();  // the label is for people; rows match by their axes
   b.results[1].axes_label.clear();
-  const auto c = report::compare(a, b);
+  const auto c = report::compare(a, b, builtin_registry());
   EXPECT_EQ(c.rows.size(), 2u);
   EXPECT_EQ(c.only_a, 0u);
   EXPECT_EQ(c.only_b, 0u);
   b.results.push_back(b.results[0]);
-  EXPECT_THROW(report::compare(a, b), results_error);
+  EXPECT_THROW(report::compare(a, b, builtin_registry()), results_error);
   b.results.pop_back();
   b.results[0].stats.median = 0;
-  EXPECT_THROW(report::compare(a, b), results_error);
-  EXPECT_THROW(report::regressions(report::compare(a, a), std::nan("")), usage_error);
-  EXPECT_THROW(report::regressions(report::compare(a, a), -1), usage_error);
+  EXPECT_THROW(report::compare(a, b, builtin_registry()), results_error);
+  EXPECT_THROW(report::regressions(report::compare(a, a, builtin_registry()), std::nan("")), usage_error);
+  EXPECT_THROW(report::regressions(report::compare(a, a, builtin_registry()), -1), usage_error);
 }
 
 TEST(Compare, TerminalNeverSeesControlCharacters) {
   auto a = results_from_json(valid_doc());
   a.device.name = "GPU\x1b[2J\x1b]0;owned\x07";
   std::ostringstream out;
-  report::print(report::compare(a, a), a, a, out);
+  report::print(report::compare(a, a, builtin_registry()), a, a, out);
   EXPECT_EQ(out.str().find('\x1b'), std::string::npos);
   EXPECT_EQ(out.str().find('\x07'), std::string::npos);
 }
