@@ -151,10 +151,13 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
                        value(r, r.median_a), value(r, r.median_b), r.ratio, basis, 100 * r.threshold, to_string(r.v),
                        r.unconverged ? " ~" : "");
   }
-  out << fmt::format("{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and the rank test); "
+  out << fmt::format("{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and {}); "
                      "{} only in A, {} only in B\n",
-                     c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same), c.only_a,
-                     c.only_b);
+                     c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same),
+                     figures == c.rows.size() ? "ranges that do not overlap, where recorded"
+                     : figures > 0            ? "the rank test, or for a case's own figure ranges that do not overlap"
+                                              : "the rank test",
+                     c.only_a, c.only_b);
   if (figures > 0)
     out << fmt::format("{} row(s) judged on their case's own figure, not the launch time (a chase's cycles): the effect, and "
                        "where both rows recorded the fastest and slowest chase (\"ranges\"), ranges that do not overlap\n",
