@@ -35,7 +35,7 @@ struct chart_spec {
   row_label label;         // a bar's label, or the series a point belongs to
   row_value x;             // lines only
   row_value y;
-  /// The spread behind y, drawn as a whisker, and what it spans, said once under the chart.
+  /// The spread behind y, drawn as a whisker, and what it spans, said once on the chart.
   row_spread y_spread;
   std::string spread_key;
   std::string x_label, y_label;

@@ -28,7 +28,7 @@ struct chase_stats {
 
 constexpr int repeats_per_point = 5;
 /// What the spread of a row's cycles spans, for its chart.
-inline constexpr const char* spread_key = "the fastest to the slowest chase, each from its own point of the ring";
+inline constexpr const char* spread_key = "the fastest to the slowest of a point's five chases";
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
 /// chase (below), not the chases the figure comes from.
 inline present::figure_def figure() { return present::cycles_figure("cycles_per_load", "cycles_min", "cycles_max"); }
