@@ -38,6 +38,9 @@ struct chart_spec {
   /// The spread behind y, drawn as a whisker, and what it spans, said once on the chart.
   row_spread y_spread;
   std::string spread_key;
+  /// Instead of y_spread: y at the slowest and the fastest sample (sample_range), for a y
+  /// inversely proportional to the median time. Derived from y when drawn, so it follows y.
+  bool spread_from_samples = false;
   std::string x_label, y_label;
   scale x_scale = scale::linear, y_scale = scale::linear;
   /// Bars: the reference the others are read against (CUB, cudaMemcpy, the naive kernel),
@@ -59,8 +62,10 @@ struct chart_spec {
   chart_spec& with_spread(row_spread s, std::string key) {
     y_spread = std::move(s);
     spread_key = std::move(key);
+    spread_from_samples = false;
     return *this;
   }
+  chart_spec& with_sample_spread();
 };
 
 /// Builders for the common cases, so declarations read like the chart.
@@ -73,17 +78,21 @@ inline row_value metric_of(std::string name) {
 inline row_value int_axis_of(std::string name) {
   return [name](const case_result& r) { return static_cast<double>(r.int_axis(name).value_or(0)); };
 }
-/// For a figure inversely proportional to the median time (GB/s, operations per second): the
-/// figure at the slowest and at the fastest timed sample. None for a row of fewer than two.
-inline row_spread sample_spread(row_value y) {
-  return [y = std::move(y)](const case_result& r) -> std::pair<double, double> {
-    const auto& t = r.stats;
-    if (!r.timed || t.count < 2 || !(t.min > 0) || !(t.max >= t.min)) return {NAN, NAN};
-    const double v = y(r);
-    return {v * t.median / t.max, v * t.median / t.min};
-  };
+/// For a figure `v` of row `r` inversely proportional to the median time (GB/s, operations per
+/// second): the figure at the slowest and at the fastest timed sample. NaN for a row of fewer
+/// than two.
+inline std::pair<double, double> sample_range(const case_result& r, double v) {
+  const auto& t = r.stats;
+  if (!r.timed || t.count < 2 || !(t.min > 0) || !(t.max >= t.min)) return {NAN, NAN};
+  return {v * t.median / t.max, v * t.median / t.min};
 }
 inline constexpr const char* sample_spread_key = "the slowest to the fastest sample";
+inline chart_spec& chart_spec::with_sample_spread() {
+  y_spread = {};
+  spread_key = sample_spread_key;
+  spread_from_samples = true;
+  return *this;
+}
 /// For a figure that is the median time times `scale` (microseconds): the fastest and the
 /// slowest sample.
 inline row_spread time_spread(double scale) {
@@ -116,7 +125,7 @@ inline chart_spec gbps_bars(std::string title, row_label label, row_pred peer, s
   c.peer = std::move(peer);
   c.peer_key = std::move(peer_key);
   c.copy_ceiling = true;
-  c.with_spread(sample_spread(c.y), sample_spread_key);
+  c.with_sample_spread();
   return c;
 }
 

@@ -34,8 +34,8 @@ double chart_ceiling(const chart_spec& spec, const row_list& rows, const results
 }
 
 spread spread_of(const chart_spec& spec, const case_result& r) {
-  if (!spec.y_spread) return {};
-  const auto [lo, hi] = spec.y_spread(r);
+  if (!spec.spread_from_samples && !spec.y_spread) return {};
+  const auto [lo, hi] = spec.spread_from_samples ? present::sample_range(r, spec.y(r)) : spec.y_spread(r);
   return {lo, hi};
 }
 
@@ -103,11 +103,10 @@ std::vector<std::string> generic_charts(const present::suite_view& v) {
   c.title = v.suite;
   c.value_label = any_bytes ? "GB/s (bytes read + written / median time)" : "elements per second";
   c.range_key = present::sample_spread_key;
-  const auto value = [any_bytes](const case_result& r) { return any_bytes ? r.gbps : r.elements_per_s; };
-  const auto range = present::sample_spread(value);
   for (const auto* r : rows) {
-    const auto [lo, hi] = range(*r);
-    c.bars.push_back({r->name + " " + r->axes_label, value(*r), false, {lo, hi}});
+    const double v = any_bytes ? r->gbps : r->elements_per_s;
+    const auto [lo, hi] = present::sample_range(*r, v);
+    c.bars.push_back({r->name + " " + r->axes_label, v, false, {lo, hi}});
   }
   const auto svg = render(c);
   return svg.empty() ? std::vector<std::string>{} : std::vector<std::string>{svg};

@@ -424,7 +424,7 @@ void register_atomics(registry& reg) {
   tp.keep = present::where("throughput", {{"type", std::string("i32")}, {"op", std::string("add")}});
   tp.x = present::metric_of("threads_per_address");
   tp.y_scale = present::scale::log10;
-  tp.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
+  tp.with_sample_spread();
   present::chart_spec types;
   types.title = "Global atomics by type and operation, every thread its own address";
   types.keep = present::where("throughput", {{"target", std::string("global")}, {"contention", std::string("thread")}});
@@ -433,7 +433,7 @@ void register_atomics(registry& reg) {
   types.y_label = "G atomics/s";
   types.peer = present::axis_is("op", "add");
   types.peer_key = "atomicAdd";
-  types.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
+  types.with_sample_spread();
   present::chart_spec agg;
   agg.title = "Warp aggregation against plain atomics (global)";
   agg.keep = present::case_is("aggregation");
@@ -442,7 +442,7 @@ void register_atomics(registry& reg) {
   agg.y_label = "G atomics/s";
   agg.peer = present::axis_is("aggregate", "none");
   agg.peer_key = "plain atomicAdd";
-  agg.with_spread(present::sample_spread(g_ops), present::sample_spread_key);
+  agg.with_sample_spread();
   present::chart_spec lat;
   lat.title = "Dependent atomics: cycles per atomic";
   lat.keep = present::case_is("latency");

@@ -177,13 +177,13 @@ void register_cache_bandwidth(registry& reg) {
   c.keep = [](const case_result& r) { return r.string_axis("sharing") != "shared_lines"; };
   c.y_scale = present::scale::log10;
   c.copy_ceiling = true;
-  c.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  c.with_sample_spread();
   auto shared = present::line_plot("Every SM reading one buffer: shared lines, not a cache level", present::label_axes({"sharing"}),
                                    "ws_bytes", present::gbps(), "buffer", "GB/s", present::scale::log2_bytes);
   shared.keep = present::axis_is("sharing", "shared_lines");
   shared.y_scale = present::scale::log10;
   shared.copy_ceiling = true;
-  shared.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  shared.with_sample_spread();
   s.chart(c).chart(shared).finding(cache_bandwidth_findings).upgrade(upgrade_row);
 }
 

@@ -157,7 +157,7 @@ void register_cache_config(registry& reg) {
   reuse.keep = present::case_is("reuse");
   reuse.panel_axis = "smem_bytes";
   reuse.panel_is_bytes = true;
-  reuse.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  reuse.with_sample_spread();
   auto mm = present::line_plot("Tiled matmul: speed relative to PreferNone (the seed claims 5-20%)", present::label_axes({"setting"}), "n",
                                present::metric_of("speedup_vs_none"), "n", "x PreferNone", present::scale::log2);
   mm.keep = present::case_is("matmul");

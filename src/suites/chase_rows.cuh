@@ -10,6 +10,7 @@
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
+#include "present/chart_spec.hpp"
 #include "present/figure.hpp"
 
 #include <cuda_runtime_api.h>
@@ -27,11 +28,15 @@ struct chase_stats {
 };
 
 constexpr int repeats_per_point = 5;
-/// What the spread of a row's cycles spans, for its chart.
+/// The fastest and the slowest chase of a point, which the row records beside its median.
+inline constexpr const char* min_metric = "cycles_min";
+inline constexpr const char* max_metric = "cycles_max";
+/// Their whisker on a chart, and what it spans.
+inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
 inline constexpr const char* spread_key = "the fastest to the slowest of a point's five chases";
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
 /// chase (below), not the chases the figure comes from.
-inline present::figure_def figure() { return present::cycles_figure("cycles_per_load", "cycles_min", "cycles_max"); }
+inline present::figure_def figure() { return present::cycles_figure("cycles_per_load", min_metric, max_metric); }
 
 /// Loads per repeat: every chase of one point runs this many.
 inline unsigned chase_iters(const case_state& st) { return st.verify_only() ? 1024 : 8192; }
@@ -65,8 +70,8 @@ constexpr unsigned timed_iters = 1024;
 
 inline void report(case_state& st, const chase_stats& c, const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
   st.add_metric("cycles_per_load", c.median);
-  st.add_metric("cycles_min", c.min);
-  st.add_metric("cycles_max", c.max);
+  st.add_metric(min_metric, c.min);
+  st.add_metric(max_metric, c.max);
   // Nanoseconds at the clock the SMs run at now (%globaltimer against clock64), not the peak.
   const double mhz = measure_sm_clock_mhz(st.stream());
   st.add_metric("sm_clock_mhz", mhz);

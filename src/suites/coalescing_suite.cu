@@ -213,7 +213,7 @@ void register_coalescing(registry& reg) {
   offset.x_label = "offset (elements)";
   offset.y_label = "GB/s";
   offset.copy_ceiling = true;
-  offset.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  offset.with_sample_spread();
   present::chart_spec stride = offset;
   stride.title = "Bandwidth vs stride (useful bytes)";
   stride.keep = present::case_is("stride");

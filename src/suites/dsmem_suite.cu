@@ -328,7 +328,7 @@ void register_dsmem(registry& reg) {
   bw.y_label = "GB/s (bytes moved / median time)";
   bw.peer = lat.peer;
   bw.peer_key = lat.peer_key;
-  bw.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  bw.with_sample_spread();
   present::chart_spec tp;
   tp.title = "Transpose: DSMEM super-tiles vs naive and padded 64x64 tiles";
   tp.keep = present::case_is("transpose");
@@ -338,7 +338,7 @@ void register_dsmem(registry& reg) {
   tp.peer = present::axis_is("kernel", "padded64");
   tp.peer_key = "the padded 64x64 shared-memory tile";
   tp.copy_ceiling = true;
-  tp.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  tp.with_sample_spread();
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
   s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory", remote_latency_fact);
 }

@@ -211,7 +211,7 @@ void register_latency(registry& reg) {
                              [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
                              "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
                              present::scale::log2_bytes)
-              .with_spread(present::metric_spread("cycles_min", "cycles_max"), chase_rows::spread_key))
+              .with_spread(chase_rows::spread(), chase_rows::spread_key))
       .finding(latency_findings);
   s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes", dependent_load_fact);
 }

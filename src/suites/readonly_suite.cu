@@ -102,7 +102,7 @@ void register_readonly(registry& reg) {
   c.y_label = "G lookups/s";
   c.peer = present::axis_is("path", "plain");
   c.peer_key = "plain loads";
-  c.with_spread(present::sample_spread(c.y), present::sample_spread_key);
+  c.with_sample_spread();
   s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads"));
   s.fact(advise::question::random_gather, {"gather"}, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
 }

@@ -295,7 +295,7 @@ void register_registers(registry& reg) {
                                 "G word updates/s", present::scale::log2);
   arr.keep = present::case_is("array");
   arr.y_scale = present::scale::log10;
-  arr.with_spread(present::sample_spread(arr.y), present::sample_spread_key);
+  arr.with_sample_spread();
   present::chart_spec spill;
   spill.title = "One kernel at register limits: registers, spills, occupancy";
   spill.keep = present::case_is("spill");

@@ -423,7 +423,7 @@ void register_texture(registry& reg) {
   acc.peer = present::axis_is("source", "global");
   acc.peer_key = "plain global loads";
   acc.copy_ceiling = true;
-  acc.with_spread(present::sample_spread(acc.y), present::sample_spread_key);
+  acc.with_sample_spread();
   present::chart_spec lat;
   lat.title = "One warp of dependent loads by pattern (the seed's ns-per-access table)";
   lat.keep = present::case_is("latency");

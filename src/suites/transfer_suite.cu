@@ -545,7 +545,7 @@ void register_transfer(registry& reg) {
   lines.keep = present::case_is("copy");
   lines.panel_axis = "direction";
   lines.y_scale = present::scale::log10;
-  lines.with_spread(present::sample_spread(present::gbps()), present::sample_spread_key);
+  lines.with_sample_spread();
   s.chart(lines);
   s.chart(present::link_bars("Transfers at {fixed} per direction", present::label_axes({"direction", "engine", "memory"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
