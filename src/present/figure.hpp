@@ -12,10 +12,14 @@
 
 namespace memscope::present {
 
-/// A cost (lower is better), with the spread the row records beside it where it does.
+/// A cost (lower is better), with the spread of repeated measurements the row records beside
+/// it where it does: compare calls a difference only where two rows' ranges do not overlap.
+/// Not a spread over places (the SMs a chase ran from, the SM pairs of a cluster chase): that
+/// is a property of the GPU, which overlaps between any two runs however far apart their
+/// figures are; such a figure is declared without a range and judged on its effect.
 struct figure_def {
   std::string metric;                // "cycles_per_load"
-  std::string lo_metric, hi_metric;  // the fastest and the slowest chase (empty: none)
+  std::string lo_metric, hi_metric;  // the fastest and the slowest repeat (empty: none)
   std::string unit;                  // "cycles"
 };
 
@@ -34,7 +38,7 @@ inline row_figure figure_of(const figure_def& f, const case_result& r) {
   return out;
 }
 
-/// Cycles per operation with the fastest and slowest chase beside them.
+/// Cycles per operation, with the fastest and slowest repeat beside them where given.
 inline figure_def cycles_figure(std::string metric, std::string lo = {}, std::string hi = {}) {
   return {std::move(metric), std::move(lo), std::move(hi), "cycles"};
 }

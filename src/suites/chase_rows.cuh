@@ -1,13 +1,17 @@
 #pragma once
 // A row from one thread's pointer chase, for the suites that measure latency this way (latency,
-// peer). Its figures are cycles from clock64 inside the kernel, over several chases that each
-// start at another point of the ring, never the event time of a replay: a chase that walked the
-// slots of the one before finds them in the L2 and reports an L2 hit for any working set.
+// peer). Its figures are cycles from clock64 inside the kernel, over chases from SMs spread over
+// the GPU that each start at another point of the ring, never the event time of a replay: a
+// chase that walked the slots of the one before finds them in the L2 and reports an L2 hit for
+// any working set.
 
 #include "harness/state.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/placement.hpp"
+#include "memscope/core/sm_census.cuh"
+#include "memscope/core/sm_id.cuh"
 #include "memscope/core/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
 #include "present/chart_spec.hpp"
@@ -18,50 +22,80 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace memscope::suites::chase_rows {
 
-/// Cycles per load over the repeats of one point.
+/// Cycles per load over the chases of one point, one from each SM of a spread.
 struct chase_stats {
-  double median = 0, min = 0, max = 0;
+  double mean = 0, min = 0, max = 0;
+  std::size_t sms = 0;
 };
 
-constexpr int repeats_per_point = 5;
-/// The fastest and the slowest chase of a point, which the row records beside its median.
+/// SMs each point is chased from: enough to cover both L2 partitions and every GPC of a large
+/// GPU several times over (from one SM, a working set of a few lines reads 267-309 cycles on
+/// an H200, varying with which slices the allocation's lines land in and how far they are
+/// from that SM); two under `verify`, where only the answer counts.
+constexpr std::size_t sms_per_point = 16;
+constexpr std::size_t verify_sms = 2;
+/// Launches that may miss the SM they were aimed at (other work held it) before it is left out.
+constexpr int tries_per_sm = 4;
+/// The fastest and the slowest SM's chase of a point, which the row records beside their mean.
 inline constexpr const char* min_metric = "cycles_min";
 inline constexpr const char* max_metric = "cycles_max";
 /// Their whisker on a chart, and what it spans.
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
-inline constexpr const char* spread_key = "the fastest to the slowest of a point's five chases";
+inline constexpr const char* spread_key =
+    "the fastest to the slowest of a point's chases, one from each of 16 SMs spread over the GPU (all of a smaller one)";
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
-/// chase (below), not the chases the figure comes from.
-inline present::figure_def figure() { return present::cycles_figure("cycles_per_load", min_metric, max_metric); }
+/// chase (below), not the chases the figure comes from. Without a range: the SMs' spread is
+/// the GPU's (268-305 cycles for an L2 hit on an H200), while the mean over them repeats to
+/// 0.2% in a fresh process, so the effect alone decides.
+inline present::figure_def figure() { return present::cycles_figure("cycles_per_load"); }
 
-/// Loads per repeat: every chase of one point runs this many.
+/// Loads per chase: every chase of one point runs this many.
 inline unsigned chase_iters(const case_state& st) { return st.verify_only() ? 1024 : 8192; }
 
-/// Runs launch(out, r, stream) for r = 0 .. repeats - 1 (each writes total cycles to out[0]
-/// and its end word to out[1]); run r must end on want(r). Cycles per load over the runs.
+/// The SMs a point is chased from: spread over the GPU's SM ids.
+inline std::vector<unsigned> chase_sms(case_state& st) {
+  return spread_pick(sm_census(st.stream()), st.verify_only() ? verify_sms : sms_per_point);
+}
+
+/// Runs launch(out, r, target, stream) for the r-th SM of chase_sms (each launch writes total
+/// cycles to out[0] and its end word to out[1]); chase r must end on want(r). A launch whose
+/// SM no block reached is tried again, then that SM is left out. Cycles per load: the mean
+/// over the SMs, which a point chased from one SM would not give: how far that SM is from the
+/// few lines of a small working set decides its figure.
 template <class Want, class Launch>
 chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& launch) {
   const cudaStream_t s = st.stream();
-  device_buffer<unsigned long long> out(3);
-  const int repeats = st.verify_only() ? 1 : repeats_per_point;
+  const std::vector<unsigned> sms = chase_sms(st);
+  device_buffer<unsigned long long> out(4);
   std::vector<double> per_load;
-  for (int r = 0; r < repeats; ++r) {
-    out.poison(s);
-    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, sizeof(unsigned long long), s));
-    launch(out.data(), r, s);
-    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-    const auto h = out.to_host();
-    // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
-    const auto end = static_cast<std::uint32_t>(h[1]);
-    st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(r)); }));
-    per_load.push_back(static_cast<double>(h[0]) / iters);
+  for (std::size_t r = 0; r < sms.size(); ++r) {
+    for (int attempt = 0; attempt < tries_per_sm; ++attempt) {
+      out.poison(s);
+      // out[2]: a warm-up checksum that kernels add to; out[3]: the claim of the SM.
+      MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, 2 * sizeof(unsigned long long), s));
+      launch(out.data(), static_cast<int>(r), sm_target{sms[r], out.data() + 3}, s);
+      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+      const auto h = out.to_host();
+      if (h[3] != sms[r] + 1ull) continue;
+      // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
+      const auto end = static_cast<std::uint32_t>(h[1]);
+      st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(static_cast<int>(r))); }));
+      per_load.push_back(static_cast<double>(h[0]) / iters);
+      break;
+    }
   }
-  std::sort(per_load.begin(), per_load.end());
-  return {per_load[per_load.size() / 2], per_load.front(), per_load.back()};
+  if (per_load.empty()) st.skip("no chase reached any of the " + std::to_string(sms.size()) + " SMs it was sent to (other work held them)");
+  chase_stats c;
+  c.sms = per_load.size();
+  c.min = *std::min_element(per_load.begin(), per_load.end());
+  c.max = *std::max_element(per_load.begin(), per_load.end());
+  for (double v : per_load) c.mean += v / static_cast<double>(per_load.size());
+  return c;
 }
 
 /// The timed part (so that reports and comparisons see the row) is one further, unwarmed chase
@@ -69,30 +103,32 @@ chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& l
 constexpr unsigned timed_iters = 1024;
 
 inline void report(case_state& st, const chase_stats& c, const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
-  st.add_metric("cycles_per_load", c.median);
+  st.add_metric("cycles_per_load", c.mean);
   st.add_metric(min_metric, c.min);
   st.add_metric(max_metric, c.max);
+  st.add_metric("chase_sms", static_cast<double>(c.sms));
   // Nanoseconds at the clock the SMs run at now (%globaltimer against clock64), not the peak.
   const double mhz = measure_sm_clock_mhz(st.stream());
   st.add_metric("sm_clock_mhz", mhz);
-  st.add_metric("ns_per_load", mhz > 0 ? c.median / (mhz * 1e-3) : c.median / (st.device().sm_clock_khz * 1e-6));
+  st.add_metric("ns_per_load", mhz > 0 ? c.mean / (mhz * 1e-3) : c.mean / (st.device().sm_clock_khz * 1e-6));
   st.add_elements(timed_iters);
   device_buffer<unsigned long long> out(3);
   st.exec([&](cudaStream_t q) { timed(out.data(), q); });
 }
 
 /// The row of a chase through a ring that latency::build_ring laid out for `slots` and `seed`
-/// (in this GPU's memory or a peer's): repeats of `iters` loads from points slots/5 apart, the
-/// whole ring read first where `warm`.
+/// (in this GPU's memory or a peer's): `iters` loads from each SM of chase_sms, each from its
+/// own point of the ring (evenly apart), the whole ring read first by that SM where `warm`.
 template <latency::load_path P>
 void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, bool warm) {
   namespace lt = memscope::latency;
   const unsigned iters = chase_iters(st);
-  const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / repeats_per_point; };
+  const std::size_t chases = chase_sms(st).size();
+  const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / chases; };
   const chase_stats c = repeat_chase(
       st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
-      [&](unsigned long long* out, int r, cudaStream_t q) {
-        lt::chase<P>(ring, tex, slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q);
+      [&](unsigned long long* out, int r, sm_target on, cudaStream_t q) {
+        lt::chase<P>(ring, tex, slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q, on);
       });
   report(st, c, [&](unsigned long long* out, cudaStream_t q) {
     lt::chase<P>(ring, tex, slots, lt::ring_start(slots, seed), timed_iters, false, out, q);

@@ -1,7 +1,8 @@
 // Suite `constant`: the constant cache. `broadcast`: a warp reads k distinct words per load
 // from __constant__, through __ldg, from shared memory and with plain global loads; cycles per
 // warp-load beside the prediction (k-way serialisation for constant memory only).
-// `working_set`: latency of a constant-memory pointer chase from 1 KB to the whole 64 KB bank.
+// `working_set`: latency of a constant-memory pointer chase from 1 KB to the whole 64 KB bank,
+// the row `latency/constant` makes (constant_chase_row.cuh).
 // (`constant/symbols` is in constant_symbols.cu: this unit's table already fills the 64 KB bank,
 // and ptxas rejects a module with more: "File uses too much global constant data".)
 
@@ -13,6 +14,8 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
+#include "suites/chase_rows.cuh"
+#include "suites/constant_chase_row.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/constant/broadcast.cuh"
@@ -74,25 +77,7 @@ void broadcast_case(case_state& st) {
   st.exec(launch);
 }
 
-void working_set_case(case_state& st) {
-  const auto ws = static_cast<std::size_t>(st.get_int("ws_bytes"));
-  const unsigned iters = st.verify_only() ? 100 : 8192;
-  const cudaStream_t s = st.stream();
-  const int want = bc::upload_chase(ws, st.seed(), iters);
-  device_buffer<unsigned long long> cycles(1);
-  device_buffer<int> last(1);
-  auto launch = [&](cudaStream_t st_) { bc::constant_chase(iters, cycles.data(), last.data(), st_); };
-  last.poison(s);
-  launch(s);  // warm: pulls the working set into the constant caches that hold it
-  launch(s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  st.check(compare_exact(last.to_host().data(), 1, [&](std::size_t) { return want; }));
-  st.add_metric("cycles_per_load", mean_cycles(cycles) / iters);
-  st.add_metric("ns_per_load", mean_cycles(cycles) / iters / (st.device().sm_clock_khz * 1e-6));
-  st.add_elements(iters);
-  st.exec(launch);
-}
-
+void working_set_case(case_state& st) { constant_chase_row(st, static_cast<std::size_t>(st.get_int("ws_bytes"))); }
 
 void constant_findings(const present::suite_view& v, std::vector<std::string>& out) {
   // Fit cycles = a + b (k - 1) to the constant-memory broadcast rows by least squares.
@@ -164,7 +149,8 @@ void register_constant(registry& reg) {
       .baseline("distinct", std::int64_t{1}, "cycles_vs_broadcast", metric_ratio("cycles_per_load"));
   s.add("working_set", working_set_case)
       .summary("constant-memory pointer chase: latency as the working set grows to 64 KB")
-      .axis(axis::pow2("ws_bytes", {10, 11, 12, 13, 14, 15, 16}, "bytes chased (64-byte steps)").with_range(64, 65536));
+      .axis(axis::pow2("ws_bytes", {10, 11, 12, 13, 14, 15, 16}, "bytes chased (64-byte steps)").with_range(64, 65536))
+      .figure(chase_rows::figure());
 
   auto bc = present::line_plot("Warp-load cost vs distinct addresses per warp", present::label_axes({"space"}), "distinct",
                                present::metric_of("cycles_per_load"), "distinct addresses k", "cycles per warp-load", present::scale::log2);
@@ -174,6 +160,7 @@ void register_constant(registry& reg) {
                                present::scale::log2_bytes);
   ws.keep = present::case_is("working_set");
   ws.level_marks = true;
+  ws.with_spread(chase_rows::spread(), chase_rows::spread_key);
   s.chart(bc).chart(ws).finding(constant_findings);
   s.fact(advise::question::shared_load_latency, {"broadcast"}, "a dependent shared-memory load", shared_latency_fact);
   s.fact(advise::question::uniform_read_cost, {"broadcast"}, "a warp-uniform read: constant cache against global memory", uniform_read_fact);

@@ -2,8 +2,9 @@
 // 32-byte sector, each address the previous load's value) through working sets from 1 KB to
 // gigabytes, by each path: default loads, ld.global.cg, __ldg and texture fetches
 // (`latency/global`), shared memory (`latency/shared`) and the constant bank
-// (`latency/constant`). Rows report cycles and ns per load; the report's findings split each
-// curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
+// (`latency/constant`), each point from 16 SMs spread over the GPU (chase_rows.cuh). Rows
+// report cycles (the mean over those SMs, their range beside it) and ns per load; the report's
+// findings split each curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
 // Nanoseconds use the SM clock measured in the same case (core/sm_clock.cuh).
 
 #include "harness/suite.hpp"
@@ -15,10 +16,10 @@
 #include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/chase_rows.cuh"
+#include "suites/constant_chase_row.cuh"
 #include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
-#include "memscope/constant/broadcast.cuh"
 #include "memscope/core/chase.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
@@ -89,24 +90,11 @@ void shared_case(case_state& st) {
   const auto words = static_cast<std::uint32_t>(ring.size());
   const chase_stats c = repeat_chase(
       st, iters, [&](int) { return lt::ring_position(slots, st.seed(), iters); },
-      [&](unsigned long long* out, int, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, iters, out, q); });
+      [&](unsigned long long* out, int, sm_target on, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, iters, out, q, on); });
   report(st, c, [&](unsigned long long* out, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, timed_iters, out, q); });
 }
 
-void constant_case(case_state& st) {
-  namespace bc = memscope::broadcast;
-  const auto ws = static_cast<std::size_t>(st.get_int("ws_bytes"));
-  const unsigned iters = chase_iters(st);
-  const int want = bc::upload_chase(ws, st.seed(), iters);
-  // constant_chase writes its end index as an int: into the low half of out[1] (little-endian).
-  const auto end_word = [](unsigned long long* out) { return reinterpret_cast<int*>(out + 1); };
-  const chase_stats c = repeat_chase(st, iters, [&](int) { return static_cast<std::uint32_t>(want); }, [&](unsigned long long* out, int, cudaStream_t q) {
-    bc::constant_chase(iters, out, end_word(out), q);  // warm: the first pass pulls the set into the caches that hold it
-    bc::constant_chase(iters, out, end_word(out), q);
-  });
-  report(st, c, [&](unsigned long long* out, cudaStream_t q) { bc::constant_chase(timed_iters, out, end_word(out), q); });
-}
-
+void constant_case(case_state& st) { constant_chase_row(st, static_cast<std::size_t>(st.get_int("ws_bytes"))); }
 
 void latency_findings(const present::suite_view& v, std::vector<std::string>& out) {
   // ns at the SM clock the rows measured (median), or the peak clock for rows without it.

@@ -40,8 +40,8 @@ inline std::string range_text(const case_result& r) {
 
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
 
-/// `metric` with the range over SM pairs (a row without one, such as a single-thread chain, is
-/// judged on the figure alone).
-inline present::figure_def figure(std::string metric) { return present::cycles_figure(std::move(metric), min_metric, max_metric); }
+/// `metric`, judged on its effect: the range over SM pairs is the GPU's spread between places,
+/// not the measurement's (present/figure.hpp), and overlaps between any two runs.
+inline present::figure_def figure(std::string metric) { return present::cycles_figure(std::move(metric)); }
 
 }  // namespace memscope::suites::pair_rows

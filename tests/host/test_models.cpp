@@ -113,6 +113,27 @@ TEST(Placement, SoleBlockSmemLeavesNoRoomForASecondBlock) {
   EXPECT_EQ(memscope::distinct_sms({}), std::size_t{0});
 }
 
+// The SMs a latency point is chased from: spread over the ids from first to last, distinct,
+// ascending, and all of them where there are no more than asked for.
+TEST(Placement, SpreadPickCoversTheSmIdsEvenly) {
+  std::vector<unsigned> ids(132);
+  for (unsigned i = 0; i < ids.size(); ++i) ids[i] = i;
+  const auto pick = memscope::spread_pick(ids, 16);
+  ASSERT_EQ(pick.size(), 16u);
+  EXPECT_EQ(pick.front(), 0u);
+  EXPECT_EQ(pick.back(), 131u);
+  for (std::size_t i = 1; i < pick.size(); ++i) {
+    EXPECT_GT(pick[i], pick[i - 1]);
+    EXPECT_LE(pick[i] - pick[i - 1], 9u) << "no part of the GPU skipped";
+  }
+  const std::vector<unsigned> holes = {0, 2, 4, 100, 140};  // ids need not be contiguous
+  EXPECT_EQ(memscope::spread_pick(holes, 2), (std::vector<unsigned>{0, 140}));
+  EXPECT_EQ(memscope::spread_pick(holes, 5), holes);
+  EXPECT_EQ(memscope::spread_pick(holes, 16), holes) << "a small GPU: every SM";
+  EXPECT_EQ(memscope::spread_pick(holes, 1), (std::vector<unsigned>{0}));
+  EXPECT_TRUE(memscope::spread_pick({}, 16).empty());
+}
+
 TEST(CacheBandwidthReference, SlicesCoverTheBufferOnceAndSumItsWords) {
   for (std::size_t vecs : {std::size_t{0}, std::size_t{1}, std::size_t{131}, std::size_t{132}, std::size_t{100003}}) {
     std::size_t covered = 0, expect_begin = 0;

@@ -527,9 +527,10 @@ TEST(Compare, RankTestAndEffectSizeDecideTogether) {
 }
 
 namespace {
-// A pointer-chase row: its cycles (the figure) and the launch time kept so that it has one.
+// A local-memory chase row: its cycles (the figure), the fastest and slowest of its launches,
+// and the launch time kept so that it has one.
 case_result chase_row(double cycles, double lo, double hi, double seconds) {
-  auto r = row("latency", "global", {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, seconds);
+  auto r = row("registers", "local_path", {{"words", std::int64_t{256}}}, seconds);
   r.metrics["cycles_per_load"] = cycles;
   r.metrics["cycles_min"] = lo;
   r.metrics["cycles_max"] = hi;
@@ -577,6 +578,30 @@ TEST(Compare, ACaseWithItsOwnFigureIsJudgedOnIt) {
   const auto timed = report::compare(doc_with({old_a}), doc_with({old_b}), builtin_registry());
   EXPECT_EQ(timed.rows[0].unit, "");
   EXPECT_EQ(timed.rows[0].v, report::verdict::slower);
+}
+
+// A pointer chase from 16 SMs: its whisker spans the SMs (268-305 cycles for an L2 hit), which
+// any two runs share; the mean over them repeats to 0.2%. So the effect decides, not the
+// overlap: a 3.4% slower mean is slower, a 0.7% one is the same.
+TEST(Compare, AChaseFromManySmsIsJudgedOnItsMean) {
+  const auto sm_row = [](double mean, double lo, double hi) {
+    auto r = row("latency", "global", {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, 1e-3);
+    r.metrics["cycles_per_load"] = mean;
+    r.metrics["cycles_min"] = lo;
+    r.metrics["cycles_max"] = hi;
+    return r;
+  };
+  const auto a = sm_row(290, 268, 305);
+  const auto c = report::compare(doc_with({a}), doc_with({sm_row(300, 275, 312)}), builtin_registry());
+  EXPECT_EQ(c.rows.at(0).v, report::verdict::slower);
+  EXPECT_EQ(c.rows[0].unit, "cycles");
+  EXPECT_FALSE(c.rows[0].ranges) << "the SMs' spread is not the measurement's";
+  EXPECT_EQ(verdict_of(a, sm_row(292, 268, 306)), report::verdict::same);
+  for (const char* suite : {"dsmem", "atomics"}) {
+    const auto* c = builtin_registry().find_case(suite, "latency");
+    ASSERT_TRUE(c && c->figure) << suite;
+    EXPECT_TRUE(c->figure->lo_metric.empty()) << suite << ": its range is over SM pairs";
+  }
 }
 
 TEST(Compare, SaysWhichGpusItCompares) {

@@ -7,11 +7,13 @@
 //
 // chase_kernel<P>: the whole block first reads every slot through the same path (so a working
 // set that fits a cache is resident in the caches of the chasing SM before timing), then
-// thread 0 runs `iters` dependent loads between two clock64 reads.
+// thread 0 runs `iters` dependent loads between two clock64 reads. Each chase runs on one SM,
+// any or a chosen one (sm_target, core/sm_id.cuh).
 
 #include "memscope/cache/permutation.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
+#include "memscope/core/sm_id.cuh"
 
 #include <algorithm>
 #include <cstddef>
@@ -68,7 +70,8 @@ inline void build_ring(std::uint32_t* ring, std::uint64_t slots, std::uint64_t s
 template <load_path P>
 __global__ void __launch_bounds__(policy::chase_threads)
     chase_kernel(const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint32_t start,
-                 unsigned iters, bool warm, unsigned long long* out) {
+                 unsigned iters, bool warm, unsigned long long* out, sm_target on) {
+  if (!claim_sm(on)) return;
   if (warm) {
     std::uint32_t sum = 0;
     for (std::uint64_t k = threadIdx.x; k < slots; k += blockDim.x)
@@ -87,8 +90,9 @@ __global__ void __launch_bounds__(policy::chase_threads)
 
 template <load_path P>
 void chase(const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint32_t start, unsigned iters,
-           bool warm, unsigned long long* out, cudaStream_t s) {
-  chase_kernel<P><<<1, policy::chase_threads, 0, s>>>(ring, tex, slots, start, iters, warm, out);
+           bool warm, unsigned long long* out, cudaStream_t s, sm_target on = {}) {
+  const unsigned grid = target_grid(on, chase_kernel<P>, policy::chase_threads, 0);
+  chase_kernel<P><<<grid, policy::chase_threads, 0, s>>>(ring, tex, slots, start, iters, warm, out, on);
   MEMSCOPE_CHECK_LAUNCH("chase_kernel");
 }
 
@@ -96,8 +100,9 @@ void chase(const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slo
 template <int = 0>
 __global__ void __launch_bounds__(policy::chase_threads)
     shared_chase_kernel(const std::uint32_t* ring, std::uint32_t words, std::uint32_t start, unsigned iters,
-                        unsigned long long* out) {
+                        unsigned long long* out, sm_target on) {
   extern __shared__ std::uint32_t smem_ring[];
+  if (!claim_sm(on)) return;
   for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x) smem_ring[i] = ring[i];
   __syncthreads();
   if (threadIdx.x != 0) return;
@@ -110,10 +115,11 @@ __global__ void __launch_bounds__(policy::chase_threads)
 }
 
 inline void shared_chase(const std::uint32_t* ring, std::uint32_t words, std::uint32_t start, unsigned iters,
-                         unsigned long long* out, cudaStream_t s) {
+                         unsigned long long* out, cudaStream_t s, sm_target on = {}) {
   const std::size_t bytes = std::size_t{words} * 4;
   prepare_dynamic_smem(shared_chase_kernel<>, bytes);
-  shared_chase_kernel<><<<1, policy::chase_threads, bytes, s>>>(ring, words, start, iters, out);
+  const unsigned grid = target_grid(on, shared_chase_kernel<>, policy::chase_threads, bytes);
+  shared_chase_kernel<><<<grid, policy::chase_threads, bytes, s>>>(ring, words, start, iters, out, on);
   MEMSCOPE_CHECK_LAUNCH("shared_chase_kernel");
 }
 

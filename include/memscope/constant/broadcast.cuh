@@ -16,6 +16,7 @@
 #include "memscope/constant/symbols.cuh"
 #include "memscope/core/chase.hpp"
 #include "memscope/core/cuda_check.hpp"
+#include "memscope/core/sm_id.cuh"
 
 #include <cstdint>
 #include <vector>
@@ -63,9 +64,16 @@ __global__ void warp_load_kernel(const int* g_table, unsigned k, unsigned iters,
 }
 
 /// Thread 0 follows c_table[i] from index 0 for `iters` steps; *last receives the final index.
-__global__ void constant_chase_kernel(unsigned iters, unsigned long long* cycles, int* last) {
-  if (threadIdx.x != 0) return;
+/// Where `warm`, it first follows the same `iters` steps untimed, which pulls the set into the
+/// constant caches of its SM.
+__global__ void constant_chase_kernel(unsigned iters, bool warm, unsigned long long* cycles, int* last, sm_target on) {
+  if (!claim_sm(on) || threadIdx.x != 0) return;
   int i = 0;
+  if (warm) {
+    for (unsigned it = 0; it < iters; ++it) i = c_table[i];
+    if (i == -1) *last = i;  // never: the table holds indices; keeps the warm-up loads
+    i = 0;
+  }
   const long long t0 = clock64();
   for (unsigned it = 0; it < iters; ++it) i = c_table[i];
   const long long t1 = clock64();
@@ -115,8 +123,9 @@ void warp_loads(const int* g_table, unsigned k, unsigned iters, unsigned blocks,
   MEMSCOPE_CHECK_LAUNCH("warp_load_kernel");
 }
 
-inline void constant_chase(unsigned iters, unsigned long long* cycles, int* last, cudaStream_t s) {
-  constant_chase_kernel<<<1, 32, 0, s>>>(iters, cycles, last);
+inline void constant_chase(unsigned iters, unsigned long long* cycles, int* last, cudaStream_t s, bool warm = false,
+                           sm_target on = {}) {
+  constant_chase_kernel<<<target_grid(on, constant_chase_kernel, 32, 0), 32, 0, s>>>(iters, warm, cycles, last, on);
   MEMSCOPE_CHECK_LAUNCH("constant_chase_kernel");
 }
 

@@ -75,7 +75,8 @@ status try_dynamic_smem_room(Kernel kernel, std::size_t& room) {
   return {};
 }
 
-/// Lets `kernel` use `bytes` of dynamic shared memory: above the default 48 KB it must opt in
+/// Lets `kernel` use `bytes` of dynamic shared memory: above the default 48 KB (static and
+/// dynamic together) it must opt in
 /// (cudaFuncSetAttribute); above the device's opt-in limit (less the kernel's static shared
 /// memory) it cannot run at all, and that is a clear error here rather than a failed launch later.
 template <class Kernel>
@@ -86,11 +87,12 @@ status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   if (bytes > static_cast<std::size_t>(optin))
     return status::invalid("kernel needs " + std::to_string(bytes) + " bytes of shared memory per block; this GPU allows " +
                            std::to_string(optin) + " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
-  if (bytes <= 48 * 1024) return {};
-  // Only ever raised: lowering it would break a caller that prepared the same kernel for more
-  // (the cluster occupancy query sets the opt-in ceiling once and caches its answer).
   cudaFuncAttributes attr{};
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncGetAttributes(&attr, kernel));
+  // The 48 KB a kernel may use without opting in counts its static shared memory too.
+  if (bytes + attr.sharedSizeBytes <= 48 * 1024) return {};
+  // Only ever raised: lowering it would break a caller that prepared the same kernel for more
+  // (the cluster occupancy query sets the opt-in ceiling once and caches its answer).
   if (bytes + attr.sharedSizeBytes > static_cast<std::size_t>(optin))
     return status::invalid("kernel needs " + std::to_string(bytes) + " bytes of dynamic shared memory per block beside its " +
                            std::to_string(attr.sharedSizeBytes) + " static; this GPU allows " + std::to_string(optin) + " in all");

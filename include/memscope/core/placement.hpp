@@ -35,6 +35,16 @@ inline std::string placement_label(bool sole, int cluster) {
   return sole ? "one block per SM" : "blocks may share an SM: no cluster of " + std::to_string(cluster) + " fits one block per SM";
 }
 
+/// `k` of `ids` (ascending SM ids) spread evenly over them, first and last included where k
+/// allows: SMs from every part of the GPU, where latency depends on an SM's place. All of them
+/// where k is at least their count.
+inline std::vector<unsigned> spread_pick(const std::vector<unsigned>& ids, std::size_t k) {
+  if (k >= ids.size()) return ids;
+  std::vector<unsigned> out;
+  for (std::size_t i = 0; i < k; ++i) out.push_back(ids[k == 1 ? 0 : i * (ids.size() - 1) / (k - 1)]);
+  return out;
+}
+
 /// How many distinct SMs the blocks of a launch ran on (each block reported its %smid).
 inline std::size_t distinct_sms(std::vector<unsigned> sms) {
   std::sort(sms.begin(), sms.end());

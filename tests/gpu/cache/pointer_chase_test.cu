@@ -7,6 +7,7 @@
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/random.hpp"
+#include "memscope/core/sm_census.cuh"
 #include "memscope/texture/texture_object.cuh"
 
 #include <vector>
@@ -53,4 +54,47 @@ TEST(LatencyGpu, TheRingIsOneCycleAndEveryPathEndsWhereTheHostSays) {
     if (ring.bytes() <= 48 * 1024)  // shared memory holds the small rings only
       run("shared", [&] { lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr); });
   }
+}
+
+// Aimed at an SM, each chase runs there (the claim names it) and ends where the host says; the
+// warm-up and the shared copy are done by that block alone.
+TEST(LatencyGpu, AChaseAimedAtAnSmRunsThere) {
+  MEMSCOPE_REQUIRE_GPU();
+  const auto ids = memscope::sm_census(nullptr);
+  ASSERT_FALSE(ids.empty());
+  const std::uint64_t slots = 1009, seed = memscope::testing::fresh_seed();
+  device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
+  lt::build_ring(ring.data(), slots, seed, nullptr);
+  device_buffer<unsigned long long> out(4);
+  const unsigned iters = 333;
+  const std::uint32_t start = lt::ring_position(slots, seed, 17);
+  const auto want = static_cast<unsigned long long>(lt::ring_position(slots, seed, 17 + iters));
+  auto run = [&](const char* name, unsigned id, auto&& chase) {
+    out.poison();
+    MEMSCOPE_CUDA_CALL(cudaMemset(out.data() + 2, 0, 2 * sizeof(unsigned long long)));
+    chase(memscope::sm_target{id, out.data() + 3});
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    const auto h = out.to_host();
+    EXPECT_EQ(h[3], id + 1ull) << name << " SM " << id;
+    EXPECT_EQ(h[1], want) << name << " SM " << id;
+  };
+  for (unsigned id : {ids.front(), ids.back()}) {
+    run("cg", id, [&](memscope::sm_target on) {
+      lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr, on);
+    });
+    run("default", id, [&](memscope::sm_target on) {
+      lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr, on);
+    });
+    run("shared", id, [&](memscope::sm_target on) {
+      lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr, on);
+    });
+  }
+  // No SM has this id: nothing runs, and the end word keeps its poison.
+  out.poison();
+  MEMSCOPE_CUDA_CALL(cudaMemset(out.data() + 2, 0, 2 * sizeof(unsigned long long)));
+  lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr,
+                                      memscope::sm_target{ids.back() + 4096, out.data() + 3});
+  MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+  EXPECT_EQ(out.to_host()[3], 0u);
+  EXPECT_EQ(out.to_host()[1], ~0ull);
 }

@@ -3,6 +3,7 @@
 
 #include "memscope/constant/broadcast.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/sm_census.cuh"
 
 #include <random>
 
@@ -22,6 +23,27 @@ TEST(BroadcastGpu, ChaseFollowsTheCycle) {
     broadcast::constant_chase(777, cycles.data(), last.data(), nullptr);
     EXPECT_EQ(last.to_host()[0], want) << ws;
     EXPECT_GT(cycles.to_host()[0], 777u);
+  }
+}
+
+// Warmed and aimed at an SM, the chase runs there and still ends where the host says (the
+// untimed lap does not move its start).
+TEST(BroadcastGpu, AWarmChaseAimedAtAnSmRunsThere) {
+  MEMSCOPE_REQUIRE_GPU();
+  const auto ids = sm_census(nullptr);
+  ASSERT_FALSE(ids.empty());
+  device_buffer<unsigned long long> words(2);  // {cycles, claim}
+  device_buffer<int> last(1);
+  const int want = broadcast::upload_chase(4096, fresh_seed(), 501);
+  for (unsigned id : {ids.front(), ids.back()}) {
+    words.poison();
+    last.poison();
+    MEMSCOPE_CUDA_CALL(cudaMemset(words.data() + 1, 0, sizeof(unsigned long long)));
+    broadcast::constant_chase(501, words.data(), last.data(), nullptr, true, sm_target{id, words.data() + 1});
+    MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+    EXPECT_EQ(last.to_host()[0], want) << "SM " << id;
+    EXPECT_EQ(words.to_host()[1], id + 1ull) << "SM " << id;
+    EXPECT_GT(words.to_host()[0], 501u);
   }
 }
 

@@ -28,6 +28,7 @@ TEST(SharedGpu, DynamicSharedMemoryBeyondTheOptInLimitIsAClearError) {
 }
 
 namespace {
+template <int = 0>
 __global__ void static_smem_kernel(unsigned* out) {
   __shared__ unsigned words[1024];  // 4 KiB static: the dynamic room is the opt-in limit less this
   words[threadIdx.x] = threadIdx.x;
@@ -44,18 +45,34 @@ TEST(SharedGpu, StaticSharedMemoryLeavesLessRoomForDynamic) {
   int optin = 0;
   MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 0));
   std::size_t room = 0;
-  throw_if_error(try_dynamic_smem_room(static_smem_kernel, room));
+  throw_if_error(try_dynamic_smem_room(static_smem_kernel<>, room));
   EXPECT_EQ(room, static_cast<std::size_t>(optin) - 4096);
   try {
-    prepare_dynamic_smem(static_smem_kernel, static_cast<std::size_t>(optin));
+    prepare_dynamic_smem(static_smem_kernel<>, static_cast<std::size_t>(optin));
     FAIL() << "the whole opt-in limit accepted beside 4 KiB of static shared memory";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("static"), std::string::npos) << e.what();
   }
-  ASSERT_NO_THROW(prepare_dynamic_smem(static_smem_kernel, room));
+  ASSERT_NO_THROW(prepare_dynamic_smem(static_smem_kernel<>, room));
   device_buffer<unsigned> out(1024);
   out.poison();
-  static_smem_kernel<<<1, 1024, room>>>(out.data());
+  static_smem_kernel<><<<1, 1024, room>>>(out.data());
+  MEMSCOPE_CHECK_LAUNCH("static_smem_kernel");
+  const auto got = out.to_host();
+  for (unsigned i = 0; i < 1024; ++i) ASSERT_EQ(got[i], 1023 - i);
+}
+
+// The default 48 KB counts static and dynamic shared memory together: exactly 48 KB of dynamic
+// beside 4 KiB of static must opt in (the latency suite's 48 KiB shared chase, whose claim of
+// its SM added 4 static bytes, failed here). A kernel instance no other test prepared.
+TEST(SharedGpu, FortyEightKilobytesOfDynamicBesideStaticMustOptIn) {
+  MEMSCOPE_REQUIRE_GPU();
+  constexpr std::size_t bytes = 48 * 1024;
+  ASSERT_NO_THROW(prepare_dynamic_smem(static_smem_kernel<1>, bytes));
+  EXPECT_GT(resident_blocks(static_smem_kernel<1>, 1024, bytes), 0u);
+  device_buffer<unsigned> out(1024);
+  out.poison();
+  static_smem_kernel<1><<<1, 1024, bytes>>>(out.data());
   MEMSCOPE_CHECK_LAUNCH("static_smem_kernel");
   const auto got = out.to_host();
   for (unsigned i = 0; i < 1024; ++i) ASSERT_EQ(got[i], 1023 - i);
