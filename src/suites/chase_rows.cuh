@@ -6,6 +6,7 @@
 // any working set.
 
 #include "harness/state.hpp"
+#include "harness/stats.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -90,12 +91,8 @@ chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& l
     }
   }
   if (per_load.empty()) st.skip("no chase reached any of the " + std::to_string(sms.size()) + " SMs it was sent to (other work held them)");
-  chase_stats c;
-  c.sms = per_load.size();
-  c.min = *std::min_element(per_load.begin(), per_load.end());
-  c.max = *std::max_element(per_load.begin(), per_load.end());
-  for (double v : per_load) c.mean += v / static_cast<double>(per_load.size());
-  return c;
+  const sample_stats over = summarize(per_load);
+  return {over.mean, over.min, over.max, per_load.size()};
 }
 
 /// The timed part (so that reports and comparisons see the row) is one further, unwarmed chase

@@ -5,6 +5,7 @@
 // result (or a deterministic sample of them) is checked exactly against the CPU reference.
 
 #include "harness/state.hpp"
+#include "harness/stats.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -170,10 +171,10 @@ void chase_body(case_state& st) {
     std::sort(h_cycles.begin(), h_cycles.end());
     per_launch.push_back(static_cast<double>(h_cycles[h_cycles.size() / 2]) / steps);
   }
-  std::sort(per_launch.begin(), per_launch.end());
-  st.add_metric("cycles_per_load", per_launch[per_launch.size() / 2]);
-  st.add_metric("cycles_min", per_launch.front());
-  st.add_metric("cycles_max", per_launch.back());
+  const sample_stats launches = summarize(per_launch);
+  st.add_metric("cycles_per_load", launches.median);
+  st.add_metric("cycles_min", launches.min);
+  st.add_metric("cycles_max", launches.max);
   st.add_metric("warp_bytes", static_cast<double>(W) * 4 * rg::policy::chase_threads);
   st.add_elements(static_cast<std::size_t>(steps));
   st.exec(launch);
