@@ -5,11 +5,13 @@
 // chase that walked the slots of the one before finds them in the L2 and reports an L2 hit for
 // any working set.
 
+#include "harness/gpu_timing.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/on_device.hpp"
 #include "memscope/core/placement.hpp"
 #include "memscope/core/sm_census.cuh"
 #include "memscope/core/sm_id.cuh"
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,18 +116,55 @@ inline void report(case_state& st, const chase_stats& c, const std::function<voi
   st.exec([&](cudaStream_t q) { timed(out.data(), q); });
 }
 
+/// Whether each SM reads a ring of `bytes` whole before its chase: only where the L2 that
+/// caches it can keep a part of it. Past twice that L2 nothing of a lap stays, so each chase
+/// starts from an L2 emptied of the ring instead.
+inline bool warms(std::size_t bytes, std::size_t l2_bytes) { return bytes <= 2 * l2_bytes; }
+
+/// Empties the L2 of the GPU that holds a ring (this one or a peer) before a chase: without it
+/// a ring past twice the L2 is not all in DRAM. Its build leaves its last writes cached: on an
+/// H200 one SM of 16 read 520-525 cycles at 128 MiB against 640-672 for the rest, and with the
+/// eviction 652-674.
+class ring_evictor {
+ public:
+  ring_evictor(int holder, int self) : holder_(holder), self_(self) {
+    on_device there(holder_);
+    int l2 = 0;
+    MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, holder_));
+    evictor_.emplace(static_cast<std::size_t>(l2));
+  }
+  /// Before work on `s` (this GPU's stream): on a peer the sweep runs there, finished first.
+  void evict(cudaStream_t s) {
+    if (holder_ == self_) return evictor_->evict(s);
+    on_device there(holder_);
+    evictor_->evict(nullptr);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(nullptr));
+  }
+
+ private:
+  int holder_, self_;
+  std::optional<l2_evictor> evictor_;
+};
+
 /// The row of a chase through a ring that latency::build_ring laid out for `slots` and `seed`
-/// (in this GPU's memory or a peer's): `iters` loads from each SM of chase_sms, each from its
-/// own point of the ring (evenly apart), the whole ring read first by that SM where `warm`.
+/// in the memory of GPU `holder` (this GPU or a peer): `iters` loads from each SM of
+/// chase_sms, each from its own point of the ring (evenly apart). A ring the holder's L2 can
+/// keep a part of is read whole by that SM first; a larger one is chased from an L2 without it.
 template <latency::load_path P>
-void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, bool warm) {
+void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, int holder) {
   namespace lt = memscope::latency;
   const unsigned iters = chase_iters(st);
   const std::size_t chases = chase_sms(st).size();
+  int l2 = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, holder));
+  const bool warm = warms(slots * lt::policy::slot_words * sizeof(std::uint32_t), static_cast<std::size_t>(l2));
+  std::optional<ring_evictor> cold;
+  if (!warm) cold.emplace(holder, st.device().ordinal);
   const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / chases; };
   const chase_stats c = repeat_chase(
       st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
       [&](unsigned long long* out, int r, sm_target on, cudaStream_t q) {
+        if (cold) cold->evict(q);
         lt::chase<P>(ring, tex, slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q, on);
       });
   report(st, c, [&](unsigned long long* out, cudaStream_t q) {

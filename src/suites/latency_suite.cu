@@ -60,9 +60,7 @@ void global_chase(case_state& st, std::uint64_t slots) {
   ring.poison(s);
   lt::build_ring(ring.data(), slots, seed, s);
   if constexpr (P == lt::load_path::texture) tex = tx::linear_texture(ring.data(), ring.size(), {}, lim);
-  // Past twice the L2 nothing can stay cached: warming would only cost time.
-  const bool warm = ring.bytes() <= 2 * static_cast<std::size_t>(st.device().l2_bytes);
-  chase_rows::ring_row<P>(st, ring.data(), tex.get(), slots, seed, warm);
+  chase_rows::ring_row<P>(st, ring.data(), tex.get(), slots, seed, st.device().ordinal);
 }
 
 void global_case(case_state& st) {

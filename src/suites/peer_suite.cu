@@ -16,6 +16,7 @@
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/on_device.hpp"
 #include "memscope/core/stream_fork.hpp"
 #include "memscope/transfer/sm_copy.cuh"
 
@@ -31,21 +32,6 @@ namespace {
 
 namespace tr = memscope::transfer;
 namespace lt = memscope::latency;
-
-/// Makes `device` current for a scope (allocations and launches there), then restores.
-class on_device {
- public:
-  explicit on_device(int device) {
-    MEMSCOPE_CUDA_CALL(cudaGetDevice(&previous_));
-    MEMSCOPE_CUDA_CALL(cudaSetDevice(device));
-  }
-  ~on_device() { MEMSCOPE_CUDA_CALL_NOEXCEPT(cudaSetDevice(previous_)); }
-  on_device(const on_device&) = delete;
-  on_device& operator=(const on_device&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 /// The peer of this point: the GPU `peer_offset` ordinals after the run's GPU (wrapping), so
 /// `--device all` with offsets 1..N-1 covers every ordered pair. Skips where there is none.
@@ -188,14 +174,15 @@ void latency_case(case_state& st) {
   const auto ring_bytes = static_cast<std::uint64_t>(st.get_int("bytes"));
   const std::uint64_t slots = ring_bytes / (lt::policy::slot_words * 4);
   const std::uint64_t seed = st.seed();
+  const int holder = remote ? peer : st.device().ordinal;
   device_buffer<std::uint32_t> ring;
   {
-    on_device there(remote ? peer : st.device().ordinal);
+    on_device there(holder);
     ring = device_buffer<std::uint32_t>(slots * lt::policy::slot_words);
     lt::build_ring(ring.data(), slots, seed, nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
   }
-  chase_rows::ring_row<lt::load_path::global_cg>(st, ring.data(), 0, slots, seed, false);
+  chase_rows::ring_row<lt::load_path::global_cg>(st, ring.data(), 0, slots, seed, holder);
 }
 
 axis peer_offset_axis() {
