@@ -127,11 +127,9 @@ inline bool warms(std::size_t bytes, std::size_t l2_bytes) { return bytes <= 2 *
 /// eviction 652-674.
 class ring_evictor {
  public:
-  ring_evictor(int holder, int self) : holder_(holder), self_(self) {
+  ring_evictor(int holder, int self, std::size_t l2_bytes) : holder_(holder), self_(self) {
     on_device there(holder_);
-    int l2 = 0;
-    MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, holder_));
-    evictor_.emplace(static_cast<std::size_t>(l2));
+    evictor_.emplace(l2_bytes);
   }
   /// Before work on `s` (this GPU's stream): on a peer the sweep runs there, finished first.
   void evict(cudaStream_t s) {
@@ -155,11 +153,12 @@ void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex
   namespace lt = memscope::latency;
   const unsigned iters = chase_iters(st);
   const std::size_t chases = chase_sms(st).size();
-  int l2 = 0;
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, holder));
-  const bool warm = warms(slots * lt::policy::slot_words * sizeof(std::uint32_t), static_cast<std::size_t>(l2));
+  int l2_attr = 0;
+  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2_attr, cudaDevAttrL2CacheSize, holder));
+  const auto l2 = static_cast<std::size_t>(l2_attr);
+  const bool warm = warms(slots * lt::policy::slot_words * sizeof(std::uint32_t), l2);
   std::optional<ring_evictor> cold;
-  if (!warm) cold.emplace(holder, st.device().ordinal);
+  if (!warm) cold.emplace(holder, st.device().ordinal, l2);
   const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / chases; };
   const chase_stats c = repeat_chase(
       st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },

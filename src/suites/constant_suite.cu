@@ -102,8 +102,8 @@ void constant_findings(const present::suite_view& v, std::vector<std::string>& o
         break;
       }
   }
-  levels += fmt::format("{}up to {} at {:.0f}-{:.0f} cycles", levels.empty() ? "" : "; ", format_bytes(curve.back().first),
-                        start_latency, curve.back().second);
+  levels += fmt::format("{}up to {} at {} cycles", levels.empty() ? "" : "; ", format_bytes(curve.back().first),
+                        present::figure_span(start_latency, curve.back().second));
   out.push_back("constant-memory levels (pointer chase): " + levels);
 }
 

@@ -389,6 +389,7 @@ TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
   EXPECT_THROW(advise::parse_sharing("world"), usage_error);
 }
 
+#include "present/findings.hpp"
 #include "report/findings.hpp"
 
 TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
@@ -456,6 +457,13 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   EXPECT_NE(all.find("all samples in one bin: 1.60x"), std::string::npos) << all;
   EXPECT_NE(all.find("dependent-load latency: shared 29 cycles; dsmem_c2 192 cycles"), std::string::npos) << all;
   EXPECT_NE(all.find("fastest remote read: dsmem_c2 with 4-byte accesses, 4075 GB/s"), std::string::npos) << all;
+}
+
+TEST(Findings, ASpanWhoseEndsPrintAlikeIsOneFigure) {
+  EXPECT_EQ(present::figure_span(104.4, 110.6), "104-111");
+  EXPECT_EQ(present::figure_span(106.6, 107.4), "107");
+  EXPECT_EQ(present::figure_span(106.6, 107.4, 1), "106.6-107.4");
+  EXPECT_EQ(present::figure_span(111.0, 104.0), "111-104");  // the order given: a curve may fall
 }
 
 TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
