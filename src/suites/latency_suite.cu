@@ -172,7 +172,8 @@ void register_latency(registry& reg) {
                           "ld.global (L1 and L2), ld.global.cg (L2 only), __ldg (read-only path), tex1Dfetch"))
       .axis(axis::octaves("ws_bytes", 1024, std::int64_t{4} << 30, "bytes chased, one load per 32-byte sector")
                 .with_range(64, std::int64_t{1} << 34)
-                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20}))
+                // 512 MiB: past twice any L2 so far, where each chase starts from an emptied L2.
+                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20, std::int64_t{1} << 29}))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); })
       .figure(chase_rows::figure());
   auto shared_sizes = octave_values(1024, 128 * 1024);
