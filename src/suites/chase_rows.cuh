@@ -127,21 +127,25 @@ inline bool warms(std::size_t bytes, std::size_t l2_bytes) { return bytes <= 2 *
 /// eviction 652-674.
 class ring_evictor {
  public:
-  ring_evictor(int holder, int self, std::size_t l2_bytes) : holder_(holder), self_(self) {
-    on_device there(holder_);
-    evictor_.emplace(l2_bytes);
-  }
+  ring_evictor(int holder, int self, std::size_t l2_bytes)
+      : holder_(holder), self_(self), evictor_(made_on(holder, l2_bytes)) {}
   /// Before work on `s` (this GPU's stream): on a peer the sweep runs there, finished first.
   void evict(cudaStream_t s) {
-    if (holder_ == self_) return evictor_->evict(s);
+    if (holder_ == self_) return evictor_.evict(s);
     on_device there(holder_);
-    evictor_->evict(nullptr);
+    evictor_.evict(nullptr);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(nullptr));
   }
 
  private:
+  /// Its sweep buffer lives on the GPU that holds the ring.
+  static l2_evictor made_on(int device, std::size_t l2_bytes) {
+    on_device there(device);
+    return l2_evictor(l2_bytes);
+  }
+
   int holder_, self_;
-  std::optional<l2_evictor> evictor_;
+  l2_evictor evictor_;
 };
 
 /// The row of a chase through a ring that latency::build_ring laid out for `slots` and `seed`

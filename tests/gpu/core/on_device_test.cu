@@ -5,8 +5,6 @@
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/on_device.hpp"
 
-#include <stdexcept>
-
 using namespace memscope;
 
 namespace {
