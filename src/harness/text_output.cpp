@@ -39,6 +39,11 @@ std::string format_bytes(double b) {
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, unit[u]);
 }
 
+std::string figure_span(double lo, double hi, int digits) {
+  const std::string a = fmt::format("{:.{}f}", lo, digits), b = fmt::format("{:.{}f}", hi, digits);
+  return a == b ? a : a + "-" + b;
+}
+
 std::string terminal_safe(const std::string& s) {
   std::string o = s;
   for (auto& c : o)
@@ -203,14 +208,14 @@ std::string timing_summary(const results_doc& doc) {
   }
   const double peak = doc.device.sm_clock_khz / 1e3;
   if (clocked > 0) {
-    s += fmt::format("\nSM clock while timing: {:.0f}-{:.0f} MHz (peak {:.0f} MHz)", lo, hi, peak);
+    s += fmt::format("\nSM clock while timing: {} MHz (peak {:.0f} MHz)", figure_span(lo, hi), peak);
     const double thr = doc.timing ? doc.timing->throttle_threshold : 0.75;
     s += throttled ? fmt::format("; {} point{} ran below {:.0f}% of the peak (throttled, marked)", throttled,
                                  throttled == 1 ? "" : "s", 100 * thr)
                    : fmt::format("; no point ran below {:.0f}% of the peak", 100 * thr);
   }
   if (with_nvml > 0) {
-    s += fmt::format("\nNVML: power {:.0f}-{:.0f} W, temperature {:.0f}-{:.0f} C", p_lo, p_hi, t_lo, t_hi);
+    s += fmt::format("\nNVML: power {} W, temperature {} C", figure_span(p_lo, p_hi), figure_span(t_lo, t_hi));
     s += limits.empty() ? std::string(", no power or thermal clock limit seen")
                         : fmt::format(", clock limits seen: {}", fmt::join(limits, ", "));
   } else if (!doc.telemetry_note.empty()) {

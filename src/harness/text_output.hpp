@@ -18,6 +18,9 @@ std::string format_seconds(double s);
 /// "16 B", "64.0 KiB", "1.0 GiB", up to PiB; a non-finite or negative size prints as such.
 std::string format_bytes(double bytes);
 
+/// "104-111" for a span of figures at `digits` decimals, "107" where both ends print the same.
+std::string figure_span(double lo, double hi, int digits = 0);
+
 /// Text from a file made safe for a terminal: control characters (ESC and the rest) become '?'.
 std::string terminal_safe(const std::string& s);
 

@@ -45,11 +45,6 @@ std::string level_name(const latency_level& l, const device_info& d, bool per_sm
   return x <= 1.5 * l2 ? "L2" : "DRAM";
 }
 
-std::string figure_span(double lo, double hi, int digits) {
-  const std::string a = fmt::format("{:.{}f}", lo, digits), b = fmt::format("{:.{}f}", hi, digits);
-  return a == b ? a : a + "-" + b;
-}
-
 std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d,
                             const std::function<std::string(double)>& value, double largest_x,
                             const level_text_options& opt) {

@@ -40,9 +40,6 @@ struct level_text_options {
 /// the largest; `note` says so where the measured size differs from `at` (fact_value::nearest_note).
 std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at, std::string& note);
 
-/// "104-111" for a span of figures at `digits` decimals, "107" where both ends print the same.
-std::string figure_span(double lo, double hi, int digits = 0);
-
 /// "L1 40 cycles up to 192.0 KiB; L2 ... from 128.0 MiB" for detected levels.
 std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d,
                             const std::function<std::string(double)>& value, double largest_x,

@@ -21,6 +21,7 @@
 #include "present/figure.hpp"
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -50,8 +51,10 @@ inline constexpr const char* min_metric = "cycles_min";
 inline constexpr const char* max_metric = "cycles_max";
 /// Their whisker on a chart, and what it spans.
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
-inline constexpr const char* spread_key =
-    "the fastest to the slowest of a point's chases, one from each of 16 SMs spread over the GPU (all of a smaller one)";
+inline std::string spread_key() {
+  return fmt::format("the fastest to the slowest of a point's chases, one from each of {} SMs spread over the GPU (all of a smaller one)",
+                     sms_per_point);
+}
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
 /// chase (below), not the chases the figure comes from. Without a range: the SMs' spread is
 /// the GPU's (268-305 cycles for an L2 hit on an H200), while the mean over them repeats to
@@ -66,15 +69,14 @@ inline std::vector<unsigned> chase_sms(case_state& st) {
   return spread_pick(sm_census(st.stream()), st.verify_only() ? verify_sms : sms_per_point);
 }
 
-/// Runs launch(out, r, target, stream) for the r-th SM of chase_sms (each launch writes total
+/// Runs launch(out, r, target, stream) for the r-th of `sms` (chase_sms; each launch writes total
 /// cycles to out[0] and its end word to out[1]); chase r must end on want(r). A launch whose
 /// SM no block reached is tried again, then that SM is left out. Cycles per load: the mean
 /// over the SMs, which a point chased from one SM would not give: how far that SM is from the
 /// few lines of a small working set decides its figure.
 template <class Want, class Launch>
-chase_stats repeat_chase(case_state& st, unsigned iters, Want&& want, Launch&& launch) {
+chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsigned iters, Want&& want, Launch&& launch) {
   const cudaStream_t s = st.stream();
-  const std::vector<unsigned> sms = chase_sms(st);
   device_buffer<unsigned long long> out(4);
   std::vector<double> per_load;
   for (std::size_t r = 0; r < sms.size(); ++r) {
@@ -156,7 +158,8 @@ template <latency::load_path P>
 void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, int holder) {
   namespace lt = memscope::latency;
   const unsigned iters = chase_iters(st);
-  const std::size_t chases = chase_sms(st).size();
+  const std::vector<unsigned> sms = chase_sms(st);
+  const std::size_t chases = sms.size();
   int l2_attr = 0;
   MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&l2_attr, cudaDevAttrL2CacheSize, holder));
   const auto l2 = static_cast<std::size_t>(l2_attr);
@@ -165,7 +168,7 @@ void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex
   if (!warm) cold.emplace(holder, st.device().ordinal, l2);
   const auto first_step = [&](int r) { return static_cast<std::uint64_t>(r) * slots / chases; };
   const chase_stats c = repeat_chase(
-      st, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
+      st, sms, iters, [&](int r) { return lt::ring_position(slots, seed, first_step(r) + iters); },
       [&](unsigned long long* out, int r, sm_target on, cudaStream_t q) {
         if (cold) cold->evict(q);
         lt::chase<P>(ring, tex, slots, lt::ring_position(slots, seed, first_step(r)), iters, warm, out, q, on);

@@ -103,7 +103,7 @@ void constant_findings(const present::suite_view& v, std::vector<std::string>& o
       }
   }
   levels += fmt::format("{}up to {} at {} cycles", levels.empty() ? "" : "; ", format_bytes(curve.back().first),
-                        present::figure_span(start_latency, curve.back().second));
+                        figure_span(start_latency, curve.back().second));
   out.push_back("constant-memory levels (pointer chase): " + levels);
 }
 
@@ -160,7 +160,7 @@ void register_constant(registry& reg) {
                                present::scale::log2_bytes);
   ws.keep = present::case_is("working_set");
   ws.level_marks = true;
-  ws.with_spread(chase_rows::spread(), chase_rows::spread_key);
+  ws.with_spread(chase_rows::spread(), chase_rows::spread_key());
   s.chart(bc).chart(ws).finding(constant_findings);
   s.fact(advise::question::shared_load_latency, {"broadcast"}, "a dependent shared-memory load", shared_latency_fact);
   s.fact(advise::question::uniform_read_cost, {"broadcast"}, "a warp-uniform read: constant cache against global memory", uniform_read_fact);

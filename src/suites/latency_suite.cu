@@ -87,7 +87,7 @@ void shared_case(case_state& st) {
   const std::uint32_t start = lt::ring_start(slots, st.seed());
   const auto words = static_cast<std::uint32_t>(ring.size());
   const chase_stats c = repeat_chase(
-      st, iters, [&](int) { return lt::ring_position(slots, st.seed(), iters); },
+      st, chase_rows::chase_sms(st), iters, [&](int) { return lt::ring_position(slots, st.seed(), iters); },
       [&](unsigned long long* out, int, sm_target on, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, iters, out, q, on); });
   report(st, c, [&](unsigned long long* out, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, timed_iters, out, q); });
 }
@@ -198,7 +198,7 @@ void register_latency(registry& reg) {
                              [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
                              "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
                              present::scale::log2_bytes)
-              .with_spread(chase_rows::spread(), chase_rows::spread_key))
+              .with_spread(chase_rows::spread(), chase_rows::spread_key()))
       .finding(latency_findings);
   s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes", dependent_load_fact);
 }

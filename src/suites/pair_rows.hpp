@@ -6,6 +6,7 @@
 #include "harness/results.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
+#include "harness/text_output.hpp"
 #include "memscope/core/placement.hpp"
 #include "present/chart_spec.hpp"
 #include "present/figure.hpp"
@@ -35,7 +36,7 @@ inline void record(case_state& st, const sample_stats& spread, int clusters, con
 /// " (181-215 over 66 clusters)"; empty for a row of an older file, which chased one pair.
 inline std::string range_text(const case_result& r) {
   if (std::isnan(r.metric(min_metric))) return "";
-  return fmt::format(" ({:.0f}-{:.0f} over {:.0f} clusters)", r.metric(min_metric), r.metric(max_metric), r.metric("clusters"));
+  return fmt::format(" ({} over {:.0f} clusters)", figure_span(r.metric(min_metric), r.metric(max_metric)), r.metric("clusters"));
 }
 
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }

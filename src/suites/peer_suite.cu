@@ -164,7 +164,7 @@ void copy_case(case_state& st) {
 }
 
 /// One thread's dependent loads through a 1 GiB ring in the peer's memory, or in its own:
-/// the cycles of chases from 16 SMs spread over the GPU, each from its own point of the ring
+/// the cycles of chases from chase_rows::sms_per_point SMs spread over the GPU, each from its own point of the ring
 /// (chase_rows.cuh), not the event time of a replay, which found the slots it had just walked
 /// in an L2.
 void latency_case(case_state& st) {
@@ -255,8 +255,9 @@ void register_peer(registry& reg) {
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 3; });
   s.add("latency", latency_case)
-      .summary("one thread's dependent loads through a ring (1 GiB: past the L2) in the peer's memory or its own; clock64 cycles of chases from "
-               "16 SMs, each from its own point of the ring")
+      .summary(fmt::format("one thread's dependent loads through a ring (1 GiB: past the L2) in the peer's memory or its own; clock64 cycles "
+                           "of chases from {} SMs, each from its own point of the ring",
+                           chase_rows::sms_per_point))
       .axis(peer_offset_axis())
       .axis(axis::strings("memory", {"local", "peer"}, "the ring in this GPU's memory or the peer's"))
       .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}))

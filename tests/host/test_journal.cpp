@@ -307,3 +307,21 @@ TEST(TimingSummary, CountsUnconvergedAndThrottledPoints) {
   EXPECT_NE(html.find("~ stopping rule not met (timeout)"), std::string::npos);
   EXPECT_NE(html.find("throttled: SM clock down to 900 MHz"), std::string::npos);
 }
+
+TEST(TextOutput, ASpanWhoseEndsPrintAlikeIsOneFigure) {
+  EXPECT_EQ(figure_span(104.4, 110.6), "104-111");
+  EXPECT_EQ(figure_span(106.6, 107.4), "107");
+  EXPECT_EQ(figure_span(106.6, 107.4, 1), "106.6-107.4");
+  EXPECT_EQ(figure_span(111.0, 104.0), "111-104");  // the order given: a curve may fall
+}
+
+// Points that all ran at one clock, power and temperature print each as one figure.
+TEST(TimingSummary, SteadyReadingsPrintOnce) {
+  results_doc d = header_doc(4000);
+  d.device.sm_clock_khz = 1980000;
+  d.timing = timing_policy::full();
+  d.results = {sampled("a", 1e-3), sampled("b", 1e-3)};
+  const auto s = timing_summary(d);
+  EXPECT_NE(s.find("SM clock while timing: 1980 MHz (peak 1980 MHz)"), std::string::npos) << s;
+  EXPECT_NE(s.find("NVML: power 400 W, temperature 50 C"), std::string::npos) << s;
+}

@@ -459,13 +459,6 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   EXPECT_NE(all.find("fastest remote read: dsmem_c2 with 4-byte accesses, 4075 GB/s"), std::string::npos) << all;
 }
 
-TEST(Findings, ASpanWhoseEndsPrintAlikeIsOneFigure) {
-  EXPECT_EQ(present::figure_span(104.4, 110.6), "104-111");
-  EXPECT_EQ(present::figure_span(106.6, 107.4), "107");
-  EXPECT_EQ(present::figure_span(106.6, 107.4, 1), "106.6-107.4");
-  EXPECT_EQ(present::figure_span(111.0, 104.0), "111-104");  // the order given: a curve may fall
-}
-
 TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
   std::vector<case_result> rows;
   // A Hopper-like ladder: L1 40 cycles to 192 KiB, L2 ~290 to 24 MiB, DRAM ~680 beyond 128 MiB.

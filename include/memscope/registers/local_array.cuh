@@ -6,6 +6,7 @@
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
+#include "memscope/core/sm_id.cuh"
 #include "memscope/registers/registers_reference.hpp"
 
 #include <cstddef>
@@ -93,10 +94,14 @@ __global__ void __launch_bounds__(policy::spill_threads, MinBlocks)
 }
 
 /// Each lane of one warp chases its own local array of W words (reference::chase_next) for
-/// `steps` dependent loads; cycles[lane] = clock64 cycles of the chase, last[lane] = where it ended.
+/// `steps` dependent loads; cycles[lane] = clock64 cycles of the chase, last[lane] = where it
+/// ended. Aimed at an SM (sm_target), only the block that claims it runs: launch it with
+/// target_grid blocks.
 template <int W>
 __global__ void __launch_bounds__(policy::chase_threads)
-    local_chase_kernel(int steps, int offset, unsigned long long* __restrict__ cycles, std::uint32_t* __restrict__ last) {
+    local_chase_kernel(int steps, int offset, unsigned long long* __restrict__ cycles, std::uint32_t* __restrict__ last,
+                       sm_target on) {
+  if (!claim_sm(on)) return;
   std::uint32_t a[W];
   for (int i = 0; i < W; ++i) a[(i + offset) & (W - 1)] = reference::chase_next(static_cast<std::uint32_t>(i), W);
   std::uint32_t p = 0;

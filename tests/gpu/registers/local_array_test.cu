@@ -4,10 +4,12 @@
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/core/sm_census.cuh"
 #include "memscope/registers/local_array.cuh"
 
 namespace rg = memscope::registers;
 using memscope::device_buffer;
+using memscope::sm_target;
 
 namespace {
 
@@ -68,8 +70,32 @@ TEST(RegistersGpu, LocalChaseEndsWhereTheHostSays) {
   device_buffer<std::uint32_t> last(rg::policy::chase_threads);
   for (int steps : {1, 33, 1000}) {
     last.poison();
-    rg::local_chase_kernel<1024><<<1, rg::policy::chase_threads>>>(steps, 0, cycles.data(), last.data());
+    rg::local_chase_kernel<1024><<<1, rg::policy::chase_threads>>>(steps, 0, cycles.data(), last.data(), sm_target{});
     MEMSCOPE_CHECK_LAUNCH("local_chase_kernel");
     for (auto p : last.to_host()) ASSERT_EQ(p, rg::reference::chase_end(1024, steps)) << steps;
+  }
+}
+
+// Aimed at an SM, one warp chases there (the claim names it) and ends where the host says; the
+// rest of the grid's blocks exit without writing.
+TEST(RegistersGpu, LocalChaseAimedAtAnSmRunsThere) {
+  MEMSCOPE_REQUIRE_GPU();
+  const auto ids = memscope::sm_census(nullptr);
+  ASSERT_FALSE(ids.empty());
+  auto kernel = rg::local_chase_kernel<256>;
+  device_buffer<unsigned long long> cycles(rg::policy::chase_threads);
+  device_buffer<std::uint32_t> last(rg::policy::chase_threads);
+  device_buffer<unsigned long long> claim(1);
+  const int steps = 257;
+  for (unsigned id : {ids.front(), ids.back()}) {
+    last.poison();
+    claim.poison();
+    MEMSCOPE_CUDA_CALL(cudaMemset(claim.data(), 0, claim.bytes()));
+    const sm_target on{id, claim.data()};
+    kernel<<<memscope::target_grid(on, kernel, rg::policy::chase_threads, 0), rg::policy::chase_threads>>>(
+        steps, 0, cycles.data(), last.data(), on);
+    MEMSCOPE_CHECK_LAUNCH("local_chase_kernel");
+    ASSERT_EQ(claim.to_host()[0], id + 1ull) << "SM " << id;
+    for (auto p : last.to_host()) ASSERT_EQ(p, rg::reference::chase_end(256, steps)) << "SM " << id;
   }
 }
