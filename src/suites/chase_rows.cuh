@@ -44,8 +44,6 @@ struct chase_stats {
 /// from that SM); two under `verify`, where only the answer counts.
 constexpr std::size_t sms_per_point = 16;
 constexpr std::size_t verify_sms = 2;
-/// Launches that may miss the SM they were aimed at (other work held it) before it is left out.
-constexpr int tries_per_sm = 4;
 /// The fastest and the slowest SM's chase of a point, which the row records beside their mean.
 inline constexpr const char* min_metric = "cycles_min";
 inline constexpr const char* max_metric = "cycles_max";
@@ -79,23 +77,21 @@ chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsig
   const cudaStream_t s = st.stream();
   device_buffer<unsigned long long> out(4);
   std::vector<double> per_load;
-  for (std::size_t r = 0; r < sms.size(); ++r) {
-    for (int attempt = 0; attempt < tries_per_sm; ++attempt) {
-      out.poison(s);
-      // out[2]: a warm-up checksum that kernels add to; out[3]: the claim of the SM.
-      MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, 2 * sizeof(unsigned long long), s));
-      launch(out.data(), static_cast<int>(r), sm_target{sms[r], out.data() + 3}, s);
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-      const auto h = out.to_host();
-      if (h[3] != sms[r] + 1ull) continue;
-      // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
-      const auto end = static_cast<std::uint32_t>(h[1]);
-      st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(static_cast<int>(r))); }));
-      per_load.push_back(static_cast<double>(h[0]) / iters);
-      break;
-    }
-  }
-  if (per_load.empty()) st.skip("no chase reached any of the " + std::to_string(sms.size()) + " SMs it was sent to (other work held them)");
+  aim_each(sms, [&](std::size_t r, unsigned sm) {
+    out.poison(s);
+    // out[2]: a warm-up checksum that kernels add to; out[3]: the claim of the SM.
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(out.data() + 2, 0, 2 * sizeof(unsigned long long), s));
+    launch(out.data(), static_cast<int>(r), sm_target{sm, out.data() + 3}, s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    const auto h = out.to_host();
+    if (h[3] != sm + 1ull) return false;
+    // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
+    const auto end = static_cast<std::uint32_t>(h[1]);
+    st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(static_cast<int>(r))); }));
+    per_load.push_back(static_cast<double>(h[0]) / iters);
+    return true;
+  });
+  if (per_load.empty()) st.skip(no_sm_reached(sms.size()));
   const sample_stats over = summarize(per_load);
   return {over.mean, over.min, over.max, per_load.size()};
 }

@@ -150,8 +150,6 @@ void spill_case(case_state& st) {
 /// L1 with the last one's local lines and read up to 2.8x slower); the figure is their median,
 /// the whisker their range.
 constexpr std::size_t chase_launches = 5;
-/// Launches that may miss the SM they were aimed at (other work held it) before it is left out.
-constexpr int tries_per_sm = 4;
 
 std::string chase_spread_key() {
   return fmt::format("the fastest to the slowest of {} launches, each on its own SM, its L1 swept first (each the median lane of its warp)",
@@ -177,27 +175,23 @@ void chase_body(case_state& st) {
   l1_sweep sweep(st.device().shared_per_sm);
   const auto sms = spread_pick(sm_census(s), st.verify_only() ? 1 : chase_launches);
   std::vector<double> per_launch;
-  for (const unsigned sm : sms) {
-    for (int attempt = 0; attempt < tries_per_sm; ++attempt) {
-      last.poison(s);
-      cycles.poison(s);
-      claims.poison(s);
-      MEMSCOPE_CUDA_CALL(cudaMemsetAsync(claims.data(), 0, claims.bytes(), s));
-      sweep.run(sm_target{sm, claims.data()}, s);
-      launch(s, sm_target{sm, claims.data() + 1});
-      MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-      const auto h_claims = claims.to_host();
-      if (h_claims[0] != sm + 1ull || h_claims[1] != sm + 1ull) continue;
-      const auto h_last = last.to_host();
-      st.check(compare_exact(h_last.data(), h_last.size(), [&](std::size_t) { return end; }));
-      auto h_cycles = cycles.to_host();
-      std::sort(h_cycles.begin(), h_cycles.end());
-      per_launch.push_back(static_cast<double>(h_cycles[h_cycles.size() / 2]) / steps);
-      break;
-    }
-  }
-  if (per_launch.empty())
-    st.skip("no chase reached any of the " + std::to_string(sms.size()) + " SMs it was sent to (other work held them)");
+  aim_each(sms, [&](std::size_t, unsigned sm) {
+    last.poison(s);
+    cycles.poison(s);
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(claims.data(), 0, claims.bytes(), s));
+    sweep.run(sm_target{sm, claims.data()}, s);
+    launch(s, sm_target{sm, claims.data() + 1});
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    const auto h_claims = claims.to_host();
+    if (h_claims[0] != sm + 1ull || h_claims[1] != sm + 1ull) return false;
+    const auto h_last = last.to_host();
+    st.check(compare_exact(h_last.data(), h_last.size(), [&](std::size_t) { return end; }));
+    auto h_cycles = cycles.to_host();
+    std::sort(h_cycles.begin(), h_cycles.end());
+    per_launch.push_back(static_cast<double>(h_cycles[h_cycles.size() / 2]) / steps);
+    return true;
+  });
+  if (per_launch.empty()) st.skip(no_sm_reached(sms.size()));
   const sample_stats launches = summarize(per_launch);
   st.add_metric("cycles_per_load", launches.median);
   st.add_metric("cycles_min", launches.min);

@@ -11,6 +11,8 @@
 #include "memscope/core/launch.cuh"
 
 #include <cstddef>
+#include <string>
+#include <vector>
 
 namespace memscope {
 
@@ -46,6 +48,28 @@ __device__ __forceinline__ bool claim_sm(const sm_target& t) {
 template <class Kernel>
 unsigned target_grid(const sm_target& t, Kernel kernel, int block_threads, std::size_t dynamic_smem) {
   return t.id == any_sm ? 1u : resident_blocks(kernel, block_threads, dynamic_smem);
+}
+
+/// Launches aimed at one SM that may miss it (other work held it) before it is left out.
+inline constexpr int sm_target_tries = 4;
+
+/// Calls attempt(r, sms[r]) for each SM until it returns true (its launch reached that SM), at
+/// most sm_target_tries times each. Returns how many SMs were reached.
+template <class Attempt>
+std::size_t aim_each(const std::vector<unsigned>& sms, Attempt&& attempt) {
+  std::size_t reached = 0;
+  for (std::size_t r = 0; r < sms.size(); ++r)
+    for (int t = 0; t < sm_target_tries; ++t)
+      if (attempt(r, sms[r])) {
+        ++reached;
+        break;
+      }
+  return reached;
+}
+
+/// Why a measurement aimed at `sms` SMs has nothing to report when none was reached.
+inline std::string no_sm_reached(std::size_t sms) {
+  return "no launch reached any of the " + std::to_string(sms) + " SMs it was aimed at (other work held them)";
 }
 
 }  // namespace memscope

@@ -57,3 +57,18 @@ TEST(SmCensusGpu, ABlockAimedAtAnSmRunsThereOnly) {
   EXPECT_EQ(any[0], 1u);
   EXPECT_EQ(any[1], 0u) << "no claim without an aim";
 }
+
+// aim_each: an SM whose launches keep missing is tried sm_target_tries times, then left out;
+// one reached stops there. Host logic only.
+TEST(SmCensusGpu, AimEachTriesAnSmAFixedNumberOfTimes) {
+  std::vector<int> tries(3, 0);
+  const std::vector<unsigned> sms{4, 9, 17};
+  const auto reached = aim_each(sms, [&](std::size_t r, unsigned sm) {
+    EXPECT_EQ(sm, sms[r]);
+    ++tries[r];
+    return r == 0 || (r == 2 && tries[r] == 2);  // SM 4 at once, SM 9 never, SM 17 at the second launch
+  });
+  EXPECT_EQ(reached, 2u);
+  EXPECT_EQ(tries, (std::vector<int>{1, sm_target_tries, 2}));
+  EXPECT_NE(no_sm_reached(16).find("16 SMs"), std::string::npos);
+}
