@@ -1,6 +1,7 @@
 #include "harness/nvml_nvlink.hpp"
 
 #include "harness/nvml_library.hpp"
+#include "harness/text_output.hpp"
 #include "memscope/transfer/host_link.hpp"
 
 #include <fmt/format.h>
@@ -69,9 +70,9 @@ struct link_group {
     const unsigned code = versions.size() == 1 ? *versions.begin() : 0;
     return code > 0 && code < std::size(names) ? std::string("NVLink ") + names[code] : std::string("NVLink");
   }
-  /// One link's speed, or the range where they differ.
+  /// One link's speed, or the range where the links' speeds print differently.
   std::string speed() const {
-    return slowest == fastest ? fmt::format("{:.1f} GB/s", fastest) : fmt::format("{:.1f}-{:.1f} GB/s", slowest, fastest);
+    return figure_span(slowest, fastest, 1) + " GB/s";
   }
 };
 
