@@ -2,6 +2,7 @@
 #include "cli/concurrent.hpp"
 
 #include "core/device_query.hpp"
+#include "harness/gzip.hpp"
 #include "harness/journal.hpp"
 #include "harness/stop_signal.hpp"
 #include "harness/launcher.hpp"
@@ -748,6 +749,15 @@ void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
                 "each board's outputs get .HOST.gpuN in their names");
 }
 
+/// The journal is appended to point by point while the run goes, which a gzip stream cannot be.
+const CLI::Validator plain_journal(
+    [](std::string& path) {
+      return names_gzip(path) ? std::string("the journal is appended to point by point, so it is never compressed: "
+                                            "name it without .gz")
+                              : std::string();
+    },
+    "");
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -778,7 +788,7 @@ int run_cli(int argc, char** argv) {
       ->allow_extra_args(false);
   run->add_flag("--quick", rf.quick, "fewer sizes and samples");
   run->add_flag("--cold", rf.cold, "flush the L2 before every sample");
-  run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md)");
+  run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md; FILE.gz: gzip-compressed)");
   run->add_option("--csv", rf.csv_path, "write one CSV row per case point");
   run->add_option("--markdown", rf.markdown_path, "write a Markdown table");
   run->add_option("--report", rf.report_path, "write the HTML report of this run");
@@ -794,15 +804,16 @@ int run_cli(int argc, char** argv) {
   run->add_flag("--run-once", rf.run_once, "for profilers: one launch per point, no warm-up, no batching");
   run->add_flag("--quiet,-q", rf.quiet, "no progress on stderr");
   run->add_option("--journal", rf.journal_path,
-                  "append each finished point to this file (default: beside the first output, FILE.journal)");
+                  "append each finished point to this file (default: beside the first output, FILE.journal)")
+      ->check(plain_journal);
   run->add_option("--resume", rf.resume_path, "finish the run this journal recorded, in this process");
 
   std::vector<std::string> report_files;
   std::string report_html, report_md;
   auto* rep = app.add_subcommand("report", "turn results files (or the bundled H200 profile) into one HTML page");
   rep->add_option("results", report_files,
-                  "results JSON files (default: the bundled profile); several boards' files or a fleet document add "
-                  "the per-board table");
+                  "results JSON files, plain or gzip-compressed (default: the bundled profile); several boards' files "
+                  "or a fleet document add the per-board table");
   rep->add_option("-o,--output", report_html, "HTML file to write");
   rep->add_option("--markdown", report_md, "Markdown summary to write");
 
@@ -811,15 +822,15 @@ int run_cli(int argc, char** argv) {
   bool merge_replace = false;
   auto* mrg = app.add_subcommand("merge", "join results files from one GPU model into one document (runs listed in its sources; "
                                            "several boards' runs of the same points stay apart, as a fleet document)");
-  mrg->add_option("results", merge_files, "results JSON files, earliest first")->required();
-  mrg->add_option("-o,--output", merge_out, "merged results JSON to write")->required();
+  mrg->add_option("results", merge_files, "results JSON files (plain or gzip-compressed), earliest first")->required();
+  mrg->add_option("-o,--output", merge_out, "merged results JSON to write (FILE.gz: gzip-compressed)")->required();
   mrg->add_flag("--replace", merge_replace, "a row in several files: keep the latest file's (otherwise an error)");
 
   std::string cmp_a, cmp_b;
   double fail_pct = 0;
   auto* cmp = app.add_subcommand("compare", "compare two results files case by case");
-  cmp->add_option("a", cmp_a, "baseline results JSON")->required();
-  cmp->add_option("b", cmp_b, "new results JSON")->required();
+  cmp->add_option("a", cmp_a, "baseline results JSON (plain or gzip-compressed)")->required();
+  cmp->add_option("b", cmp_b, "new results JSON (plain or gzip-compressed)")->required();
   auto* fail_opt = cmp->add_option("--fail-on-regression", fail_pct, "exit 1 when a case is slower by more than PCT percent")
                        ->check(CLI::Range(0.0, 1e6));
   report::compare_options cmp_opt;
@@ -846,9 +857,10 @@ int run_cli(int argc, char** argv) {
   auto* verify = app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
   add_pattern_and_device(verify, vf);
   verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values; repeat for more axes")->allow_extra_args(false);
-  verify->add_option("--json", vf.json_path, "write the results document");
+  verify->add_option("--json", vf.json_path, "write the results document (FILE.gz: gzip-compressed)");
   verify->add_flag("--quiet,-q", vf.quiet, "no progress on stderr");
-  verify->add_option("--journal", vf.journal_path, "append each finished point to this file (default: beside --json)");
+  verify->add_option("--journal", vf.journal_path, "append each finished point to this file (default: beside --json)")
+      ->check(plain_journal);
 
   const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
   const bool known = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });

@@ -1,6 +1,7 @@
 #include "harness/launcher.hpp"
 
 #include "harness/axis.hpp"  // usage_error
+#include "harness/gzip.hpp"
 
 #include <unistd.h>
 
@@ -88,7 +89,13 @@ std::string per_board_path(const std::string& path, const std::string& host, int
   if (path.empty()) return path;
   const std::filesystem::path p(path);
   const std::string tag = "." + host + ".gpu" + std::to_string(device);
-  return (p.parent_path() / (p.stem().string() + tag + p.extension().string())).string();
+  std::filesystem::path stem = p.stem();
+  std::string extension = p.extension().string();
+  if (names_gzip(extension)) {
+    extension = stem.extension().string() + extension;
+    stem = stem.stem();
+  }
+  return (p.parent_path() / (stem.string() + tag + extension)).string();
 }
 
 }  // namespace memscope

@@ -26,7 +26,8 @@ std::string host_name();
 /// for a GPU that does not exist, the same GPU twice, or text that is not a list of ordinals.
 std::vector<int> parse_device_list(const std::string& text, int device_count);
 
-/// out.json -> out.<host>.gpu<device>.json (the suffix goes before the last extension).
+/// out.json -> out.<host>.gpu<device>.json (the suffix goes before the last extension, or
+/// before the one ahead of .gz: out.json.gz -> out.<host>.gpu<device>.json.gz).
 std::string per_board_path(const std::string& path, const std::string& host, int device);
 
 }  // namespace memscope

@@ -1,6 +1,7 @@
 #include "harness/output_file.hpp"
 
 #include "harness/axis.hpp"
+#include "harness/gzip.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -83,7 +84,7 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ostringstream text;
   write(text);  // render first: a failure here touches no file
-  const std::string data = text.str();
+  const std::string data = names_gzip(path) ? gzip(text.str()) : text.str();
   std::error_code ec;
   const auto st = fs::status(path, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) {

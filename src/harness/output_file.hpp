@@ -30,7 +30,8 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 void create_parent_directories(const std::string& path);
 
 /// Writes `path` atomically (temporary file + rename). Devices and pipes (/dev/stdout, a FIFO)
-/// are written in place, every write checked. Throws io_error; the target is untouched on failure.
+/// are written in place, every write checked. A path ending in .gz is written gzip-compressed.
+/// Throws io_error; the target is untouched on failure.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace memscope

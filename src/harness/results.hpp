@@ -195,7 +195,9 @@ case_result row_from_json(const nlohmann::json& j, const std::string& where, con
 nlohmann::json to_json(const timing_policy& p);
 timing_policy timing_from_json(const nlohmann::json& j, const std::string& where, const std::string& path);
 
+/// Written gzip-compressed where `path` ends in .gz.
 void save_results(const results_doc& doc, const std::string& path);
+/// Reads a plain or a gzip-compressed document (told apart by its first bytes, not its name).
 results_doc load_results(const std::string& path);
 
 }  // namespace memscope

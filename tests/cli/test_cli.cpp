@@ -204,6 +204,11 @@ TEST(Cli, ReportCompareAdviseBadInput) {
   expect_one_line_error("report " + truncated + " -o /tmp/x.html", exit_usage, "not valid JSON");
   expect_one_line_error("report " + other + " -o /tmp/x.html", exit_usage, "not a memscope results file");
   expect_one_line_error("compare /nonexistent.json " + truncated, exit_usage, "cannot open");
+  const std::string cut_gz = ::testing::TempDir() + "cut.json.gz";
+  f = std::fopen(cut_gz.c_str(), "wb");
+  std::fputs("\x1f\x8b\x08\x00", f);  // a gzip header, and nothing after it
+  std::fclose(f);
+  expect_one_line_error("compare " + cut_gz + " " + truncated, exit_usage, "gzip-compressed but cannot be read: truncated");
   expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"), exit_usage,
                         "no timed case in common");
   expect_one_line_error("advise --read-only --written", exit_usage, "contradict");
@@ -260,6 +265,32 @@ TEST(Cli, ReportWritesAPageAndMarkdown) {
   EXPECT_NE(text.find("| bandwidth/copy | bytes=2^30 | 10 | 1.000 ms |"), std::string::npos) << text;
   EXPECT_NE(text.find("1.000 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("1 passed, 0 failed"), std::string::npos) << text;
+}
+
+TEST(Cli, CompressedResultsAreReadAndWrittenLikePlainOnes) {
+  const std::string dir = ::testing::TempDir();
+  const auto packed = temp_results("packed.json.gz", 1e-3), plain = temp_results("plain.json", 1.001e-3);
+  const auto magic = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    char b[2] = {};
+    in.read(b, 2);
+    return static_cast<unsigned char>(b[0]) == 0x1f && static_cast<unsigned char>(b[1]) == 0x8b;
+  };
+  EXPECT_TRUE(magic(packed));
+  const auto c = run("compare " + packed + " " + plain);
+  EXPECT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("1 same ("), std::string::npos) << c.out;
+  const std::string merged = dir + "merged.json.gz", page = dir + "page.html.gz";
+  std::remove(merged.c_str());
+  std::remove(page.c_str());
+  const auto m = run("merge " + packed + " " + plain + " --replace -o " + merged);
+  EXPECT_EQ(m.code, 0) << m.out;
+  EXPECT_TRUE(magic(merged));
+  const auto r = run("report " + merged + " -o " + page);
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_TRUE(magic(page));
+  const auto a = run("advise --read-only --bytes 1M --access coalesced --results " + merged);
+  EXPECT_EQ(a.code, 0) << a.out;
 }
 
 TEST(Cli, AdviseAnswersTheSeedsExamples) {
@@ -352,6 +383,8 @@ TEST(Cli, StoppingRuleAndJournalBadInput) {
   std::ofstream(cut) << "{\"format\":\"memscope-journal\",\"version\":1";
   expect_one_line_error("run --resume " + cut, exit_usage, "cut off");
   expect_one_line_error("run --resume " + cut + " bandwidth", exit_usage, "give it alone");
+  expect_one_line_error("run bandwidth --json " + dir + "j.json.gz --journal " + dir + "j.journal.gz", exit_usage,
+                        "never compressed");
 }
 
 TEST(Cli, OutputDirectoriesAreCreatedBeforeTheRun) {

@@ -1,11 +1,13 @@
 // A seeded mutation fuzzer over everything that reads results files: the reader, the upgrade
-// hooks, findings, the HTML report, compare, advise and the text outputs. Every mutant of the
+// hooks, findings, the HTML report, compare, advise and the text outputs, and the gzip layer in
+// front of the reader. Every mutant of the
 // bundled profile must either be refused with a results_error or flow through every consumer
 // without another exception, a hang, non-finite figures on the page, or (under the sanitizer
 // build in CI) undefined behaviour. MEMSCOPE_FUZZ_RUNS sets the number of mutants (default
 // 1500), MEMSCOPE_FUZZ_SEED the first seed; a failure names the seed that reproduces it.
 
 #include "advise/advisor.hpp"
+#include "harness/gzip.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
 #include "harness/text_output.hpp"
@@ -203,4 +205,42 @@ TEST(Fuzz, MutatedProfilesAreRefusedOrReadRight) {
   std::printf("fuzz: %llu mutants from seed %llu, %zu refused, %zu read through every consumer, %.1f s\n",
               static_cast<unsigned long long>(runs), static_cast<unsigned long long>(first), refused,
               static_cast<std::size_t>(runs) - refused, total);
+}
+
+TEST(Fuzz, DamagedCompressedProfilesAreRefusedOrInflatedWhole) {
+  if (!*bundled_profile_json()) GTEST_SKIP() << "no profile bundled in this build";
+  const std::string text = seed_document().dump(2);
+  const std::string packed = gzip(text);
+  const auto runs = env_or("MEMSCOPE_FUZZ_RUNS", 1500), first = env_or("MEMSCOPE_FUZZ_SEED", 20261130);
+  std::size_t refused = 0;
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto seed = first + i;
+    std::mt19937_64 rng(seed);
+    std::string bytes = packed;
+    const auto damages = 1 + rng() % 3;
+    for (std::uint64_t d = 0; d < damages && !bytes.empty(); ++d) {
+      const auto at = rng() % bytes.size();
+      switch (rng() % 5) {
+        case 0: bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8))); break;
+        case 1: bytes[at] = static_cast<char>(rng()); break;
+        case 2: bytes.resize(at); break;
+        case 3: bytes.insert(at, 1, static_cast<char>(rng())); break;
+        default: bytes += rng() % 2 ? std::string("x") : packed;
+      }
+    }
+    std::string problem;
+    try {
+      // The header's own fields (time, system, flags that name nothing) may change and still
+      // read; the data and the trailer are checked by the CRC and the length.
+      if (gunzip(bytes, text.size()) != text) problem = "a damaged stream inflated to other text";
+    } catch (const gzip_error&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      problem = std::string("unexpected exception: ") + e.what();
+    }
+    ASSERT_EQ(problem, "") << "MEMSCOPE_FUZZ_SEED=" << seed << " MEMSCOPE_FUZZ_RUNS=1";
+  }
+  std::printf("fuzz: %llu damaged gzip streams from seed %llu, %zu refused, %zu inflated to the original\n",
+              static_cast<unsigned long long>(runs), static_cast<unsigned long long>(first), refused,
+              static_cast<std::size_t>(runs) - refused);
 }

@@ -78,6 +78,8 @@ TEST(Launcher, DeviceListsAndTheirErrors) {
 TEST(Launcher, PerBoardFileNames) {
   EXPECT_EQ(per_board_path("out/run.json", "node7", 3), "out/run.node7.gpu3.json");
   EXPECT_EQ(per_board_path("run", "node7", 0), "run.node7.gpu0");
+  EXPECT_EQ(per_board_path("out/run.json.gz", "node7", 3), "out/run.node7.gpu3.json.gz");
+  EXPECT_EQ(per_board_path("run.gz", "node7", 1), "run.node7.gpu1.gz");
   EXPECT_EQ(per_board_path("", "node7", 0), "");
   EXPECT_FALSE(host_name().empty());
 }

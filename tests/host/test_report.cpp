@@ -29,12 +29,7 @@ case_result row(const std::string& suite, const std::string& name,
 }
 
 results_doc doc_with(std::vector<case_result> rows) {
-  results_doc d;
-  d.tool_version = "0.1.0";
-  d.commit = "abc";
-  d.mode = "run";
-  d.command = "memscope run";
-  d.device.name = "Test GPU";
+  results_doc d = memscope::testing::doc_of(std::move(rows));
   d.device.cc_major = 9;
   d.device.sm_count = 132;
   d.device.total_const_mem = 65536;
@@ -42,8 +37,6 @@ results_doc doc_with(std::vector<case_result> rows) {
   d.device.shared_per_block_optin = 227 * 1024;
   d.device.cluster_launch = true;
   d.device.max_cluster_size_nonportable = 16;
-  d.copy_ceiling_gbps = 4000;
-  d.results = std::move(rows);
   return d;
 }
 

@@ -29,15 +29,9 @@ case_result timed_row(const std::string& suite, const std::string& name, std::ve
 }
 
 json valid_doc() {
-  results_doc d;
-  d.tool_version = "0.1.0";
-  d.commit = "abc";
-  d.mode = "run";
-  d.command = "memscope run";
-  d.device.name = "Test GPU";
+  results_doc d = memscope::testing::doc_of();
   d.device.sm_count = 132;
   d.device.l2_bytes = 60 << 20;
-  d.copy_ceiling_gbps = 4000;
   d.results.push_back(timed_row("bandwidth", "memcpy", {{"bytes", std::int64_t{1} << 28}}, 1.3e-4));
   d.results.push_back(timed_row("bandwidth", "memcpy", {{"bytes", std::int64_t{1} << 30}}, 5e-4));
   return to_json(d);

@@ -1,5 +1,6 @@
 #pragma once
-// Verified, timed result rows for host tests of report, findings, compare and advise.
+// Verified, timed result rows, and a document to hold them, for host tests of report, findings,
+// compare and advise.
 
 #include "harness/results.hpp"
 
@@ -26,6 +27,20 @@ inline case_result timed_row(const std::string& suite, const std::string& name,
   r.stats.median = r.stats.min = r.stats.max = r.stats.mean = median;
   r.stats.noise = noise;
   return r;
+}
+
+/// A results document with the header every reader checks (tool, commit, mode, command, device
+/// name, copy ceiling) and these rows.
+inline results_doc doc_of(std::vector<case_result> rows = {}) {
+  results_doc d;
+  d.tool_version = "0.1.0";
+  d.commit = "abc";
+  d.mode = "run";
+  d.command = "memscope run";
+  d.device.name = "Test GPU";
+  d.copy_ceiling_gbps = 4000;
+  d.results = std::move(rows);
+  return d;
 }
 
 }  // namespace memscope::testing
