@@ -84,7 +84,14 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
   std::ostringstream text;
   write(text);  // render first: a failure here touches no file
-  const std::string data = names_gzip(path) ? gzip(text.str()) : text.str();
+  std::string data = text.str();
+  if (names_gzip(path)) {
+    try {
+      data = gzip(data);
+    } catch (const gzip_error& e) {
+      throw io_error("cannot write '" + path + "': " + e.what());
+    }
+  }
   std::error_code ec;
   const auto st = fs::status(path, ec);
   if (fs::exists(st) && !fs::is_regular_file(st)) {
