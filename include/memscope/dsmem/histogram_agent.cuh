@@ -239,6 +239,134 @@ __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples
   }
 }
 
+/// How a row of n samples splits (as for_each_bin splits a run): `head` scalar samples up to a
+/// 16-byte boundary (where the channels do not divide a vector, one that also starts a pixel),
+/// `units` units of 16-byte vectors (a pixel group each where `on_pixel` and the channels do
+/// not divide a vector, else one vector), and scalar samples from `tail` to the row's end.
+/// `on_pixel`: the units start on a pixel, so each sample's channel is known at compile time.
+struct run_split {
+  std::size_t head = 0;
+  std::size_t units = 0;
+  std::size_t tail = 0;
+  bool on_pixel = false;
+};
+
+template <class Rule, class SampleT>
+__device__ __forceinline__ run_split split_run(const SampleT* samples, std::size_t n) {
+  constexpr int size = sample_vector<SampleT>::size;
+  constexpr int channels = rule_channels<Rule>::value;
+  constexpr int group = unit_vectors<Rule, SampleT>();
+  run_split s;
+  s.head = ((16 - reinterpret_cast<std::uintptr_t>(samples) % 16) % 16) / sizeof(SampleT);
+  if constexpr (group > 1) {
+    // Pixel groups start on a 16-byte boundary that also starts a pixel: one of the next
+    // `group` boundaries where the vector size and the channels share no factor (RGB), so the
+    // per-sample channel path is compiled only where that can fail (its registers made the
+    // RGB float kernels spill).
+    for (int k = 0; k < group && s.head % channels != 0; ++k) s.head += size;
+  }
+  if (s.head > n) s.head = n;
+  s.on_pixel = channels > 1 && s.head % channels == 0;
+  const std::size_t vectors = (n - s.head) / size;
+  // Where the channels do not divide a vector and the units cannot start on a pixel (6 float
+  // channels misaligned), units are single vectors with each sample's channel found at run time.
+  const int unit = group > 1 && s.on_pixel ? group : 1;
+  s.units = vectors / unit;
+  s.tail = s.head + s.units * unit * size;
+  return s;
+}
+
+/// The units of rows that all split alike (their starts equal modulo 16 bytes), walked by a
+/// group of threads as one run: lane l of `group` takes the group's units l, l + group, ... in
+/// row order. A walk names a unit by a cursor: first(), next() (the lane's next unit), valid(),
+/// the unit's first vector at(), and its first sample's position() in its row.
+template <class SampleT, int Group>
+struct rows_walk {
+  using vec = sample_vector<SampleT>;
+  struct cursor {
+    std::size_t row, unit;
+  };
+  const SampleT* units_start;  // the first row's first unit
+  std::size_t row_step;        // samples from one of the group's rows to its next
+  std::size_t rows;            // rows the group walks
+  std::size_t units;           // units a row (at least 1)
+  std::size_t head;
+  std::size_t lane, skip_rows, skip_units;  // group = skip_rows * units + skip_units
+
+  __device__ __forceinline__ rows_walk(const SampleT* start, std::size_t step, std::size_t num_rows, std::size_t row_units,
+                                       std::size_t row_head, std::size_t group_lane, std::size_t group)
+      : units_start(start), row_step(step), rows(num_rows), units(row_units), head(row_head), lane(group_lane),
+        skip_rows(group / row_units), skip_units(group % row_units) {}
+
+  __device__ __forceinline__ cursor first() const { return {lane / units, lane % units}; }
+  __device__ __forceinline__ cursor next(cursor c) const {
+    c.row += skip_rows;
+    c.unit += skip_units;
+    if (c.unit >= units) {
+      c.unit -= units;
+      ++c.row;
+    }
+    return c;
+  }
+  __device__ __forceinline__ bool valid(cursor c) const { return c.row < rows; }
+  __device__ __forceinline__ const vec* at(cursor c) const {
+    return reinterpret_cast<const vec*>(units_start + c.row * row_step) + c.unit * Group;
+  }
+  __device__ __forceinline__ std::size_t position(cursor c) const { return head + c.unit * Group * vec::size; }
+};
+
+/// Every unit of `walk` (Group vectors each, Phase as bin_values takes it), with
+/// policy::vectors_per_thread loads in flight per thread (a pixel group's own vectors where
+/// Group > 1). bin_vectors and bin_pixel_groups do this for one contiguous run with a plain
+/// index: that run's kernels were tuned to their registers (32 for two blocks an SM), and this
+/// cursor through rows cost them 2-24 more (RGB floats 32 -> 45).
+template <bool HoldRuns, bool Aggregate, int Phase, int Group, class SampleT, class Walk, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Add& add, pending_run& run, const Local& local) {
+  using vec = sample_vector<SampleT>;
+  constexpr int slots = Group == 1 ? policy::vectors_per_thread : 1;
+  for (auto c = walk.first(); walk.valid(c);) {
+    SampleT values[slots][Group * vec::size];
+    std::size_t position[slots];
+    unsigned loaded = 0;
+#pragma unroll
+    for (int u = 0; u < slots; ++u) {
+      if (walk.valid(c)) {
+        loaded |= 1u << u;
+        position[u] = walk.position(c);
+        const vec* v = walk.at(c);
+        // Read-once samples are marked evict-first, so they do not push counters out of L2.
+#pragma unroll
+        for (int j = 0; j < Group; ++j) {
+          const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(v + j));
+          std::memcpy(values[u] + j * vec::size, &raw, sizeof(raw));
+        }
+      }
+      c = walk.next(c);
+    }
+#pragma unroll
+    for (int u = 0; u < slots; ++u)
+      if (loaded & (1u << u)) bin_values<HoldRuns, Aggregate, Phase>(values[u], position[u], rule, add, run, local);
+  }
+}
+
+/// The units of a split row of pixel groups, walked by
+/// `make_walk(std::integral_constant<int, Group>{})`: whole groups with every sample's channel
+/// fixed at compile time where they start on a pixel, else single vectors (for_each_bin's choice).
+template <bool HoldRuns, bool Aggregate, class SampleT, class Rule, class MakeWalk, class Add, class Local>
+__device__ __forceinline__ void bin_split_units(const run_split& s, const MakeWalk& make_walk, const Rule& rule, Add& add,
+                                                pending_run& run, const Local& local) {
+  using vec = sample_vector<SampleT>;
+  constexpr int channels = rule_channels<Rule>::value;
+  constexpr int group = unit_vectors<Rule, SampleT>();
+  static_assert(group > 1, "only pixel groups walk rows as one run (for_each_source_bin)");
+  if (s.units == 0) return;
+  if (s.on_pixel) {
+    bin_units<HoldRuns, Aggregate, 0, group, SampleT>(make_walk(std::integral_constant<int, group>{}), rule, add, run, local);
+  } else if constexpr (gcd_int(vec::size, channels) > 1) {
+    bin_units<HoldRuns, Aggregate, -1, 1, SampleT>(make_walk(std::integral_constant<int, 1>{}), rule, add, run, local);
+  }
+}
+
 __device__ __forceinline__ std::size_t global_thread_rank() {
   return static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
 }
@@ -267,9 +395,9 @@ struct linear_samples {
 };
 
 /// Rows of row_samples samples, row r starting row_stride samples after row r - 1 (CUB's
-/// pitched 2D forms: num_row_samples, num_rows, row_stride_bytes). A group of threads walks a
-/// row as the whole grid walks a contiguous run, so every row keeps 16-byte loads whatever its
-/// alignment, and no thread reads the padding between rows. A group is 2^group_log2 threads
+/// pitched 2D forms: num_row_samples, num_rows, row_stride_bytes). A group of threads walks its
+/// rows as the whole grid walks a contiguous run (bin_rows), so every row keeps 16-byte loads
+/// whatever its alignment, and no thread reads the padding between rows. A group is 2^group_log2 threads
 /// (at least a warp, so a warp's loads stay in one row), sized to the row: long rows get whole
 /// blocks, and rows too few for the blocks get the whole grid (fit_to).
 template <class SampleT>
@@ -295,7 +423,11 @@ struct pitched_samples {
     if (group_log2 == 10 && rows * 1024 < threads) group_log2 = whole_grid;
   }
   std::size_t block_share(unsigned grid, std::size_t per_trip) const {
-    if (group_log2 >= whole_grid) return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip);
+    // The whole grid walks each row, or each of up to 16 classes of rows of pixel groups
+    // (for_each_source_bin), as one run: a block's share rounds up by a trip of vectors a row,
+    // and by a unit and a row edge a thread (well under 1024 samples) a class.
+    if (group_log2 >= whole_grid)
+      return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip) + 16 * 1024 * std::size_t{policy::block_threads};
     const std::size_t group = std::size_t{1} << group_log2;
     const std::size_t groups = std::max<std::size_t>(1, std::size_t{grid} * policy::block_threads / group);
     const std::size_t groups_per_block = std::max<std::size_t>(1, policy::block_threads / group);
@@ -312,6 +444,38 @@ __device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ 
   for_each_bin<HoldRuns, Aggregate>(data, src.n, rule, rank, threads, add, local);
 }
 
+/// Every sample of `rows` rows of row_samples samples, the first at `row0` and each `step`
+/// samples after the last, all starting at the same offset from a 16-byte boundary: lane `lane`
+/// of `group` threads walks their units as one run, then their scalar heads and tails together.
+template <bool HoldRuns, bool Aggregate, class SampleT, class Rule, class Add, class Local>
+__device__ __forceinline__ void bin_rows(const SampleT* __restrict__ row0, std::size_t rows, std::size_t step,
+                                         std::size_t row_samples, const Rule& rule, std::size_t lane, std::size_t group,
+                                         Add& add, const Local& local) {
+  const run_split s = split_run<Rule>(row0, row_samples);
+  pending_run run;
+  bin_split_units<HoldRuns, Aggregate, SampleT>(
+      s, [&](auto g) { return rows_walk<SampleT, decltype(g)::value>(row0 + s.head, step, rows, s.units, s.head, lane, group); },
+      rule, add, run, local);
+  if constexpr (HoldRuns) run.flush(add);
+  const std::size_t edge = s.head + (row_samples - s.tail);  // scalar samples a row
+  const std::size_t scalars = rows * edge;
+  const auto bin_scalar = [&](std::size_t r, std::size_t j) {
+    const std::size_t pos = j < s.head ? j : s.tail + (j - s.head);
+    const int bin = bin_of(rule, row0[r * step + pos], pos);
+    if (bin >= 0) add(bin, 1u);
+  };
+  if (scalars <= 0xffffffffu) {
+    // A 32-bit division: the 64-bit one is a long subroutine.
+    const auto e = static_cast<std::uint32_t>(edge);
+    for (std::size_t i = lane; i < scalars; i += group) {
+      const std::uint32_t r = static_cast<std::uint32_t>(i) / e;
+      bin_scalar(r, static_cast<std::uint32_t>(i) - r * e);
+    }
+  } else {
+    for (std::size_t i = lane; i < scalars; i += group) bin_scalar(i / edge, i % edge);
+  }
+}
+
 template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
 __device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data, const pitched_samples<SampleT>& src,
                                                     const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
@@ -320,15 +484,36 @@ __device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ 
   const std::size_t group = whole ? threads : std::size_t{1} << src.group_log2;
   const std::size_t lane = whole ? rank : rank & (group - 1);
   const std::size_t groups = whole ? 1 : threads >> src.group_log2;
-  // Unit i of a row goes to lane i mod group, so the lanes below the row's remainder take one
-  // unit more. Each row after the first starts where the last one ended (as if the group's rows
-  // were one run): otherwise the same lanes take the extra unit in every row, and RGB float rows
-  // of 750 units over 512 lanes left the group at 73% of its threads (0.84x CUB).
-  const std::size_t units = src.row_samples * sizeof(SampleT) / 16 / unit_vectors<Rule, SampleT>();
-  std::size_t shift = 0;
-  for (std::size_t r = whole ? 0 : rank >> src.group_log2; r < src.rows; r += groups, shift += units)
-    for_each_bin<HoldRuns, Aggregate>(data + r * src.row_stride, src.row_samples, rule,
-                                      whole ? lane : (lane - shift) & (group - 1), group, add, local);
+  const std::size_t g = whole ? 0 : rank >> src.group_log2;
+  if constexpr (unit_vectors<Rule, SampleT>() > 1) {
+    // Pixel groups (RGB floats: 750 groups of 4 pixels a 3001-pixel row) are walked as one run
+    // per group of threads: row by row, the last trip of every row ran part-empty (255 -> 239
+    // us, 2^26 pixels). Rows split alike every `classes` rows: 1 where the stride is whole
+    // 16-byte vectors (as cudaMallocPitch gives), up to 16 for an odd byte stride; each class is
+    // walked as its own pitched image, its rows dealt to the groups after the last class's, as
+    // if the classes' rows were one list. The same walk made gray floats 1.3% and bytes 4%
+    // slower (their kernels were already at 61-64 registers; the cursor made the byte kernels
+    // spill), so they keep the walk below (results/h200/pitched-rows/).
+    const auto odd = static_cast<unsigned>(src.row_stride * sizeof(SampleT) % 16);
+    const std::size_t classes = odd == 0 ? 1 : 16 / (odd & (0u - odd));
+    for (std::size_t k = 0; k < classes && k < src.rows; ++k) {
+      const std::size_t class_rows = (src.rows - k + classes - 1) / classes;
+      const std::size_t before = k * (src.rows / classes) + (k < src.rows % classes ? k : src.rows % classes);
+      const std::size_t first = (g + groups - before % groups) % groups;  // this group's first row of the class
+      if (first >= class_rows) continue;
+      bin_rows<HoldRuns, Aggregate>(data + (k + first * classes) * src.row_stride, (class_rows - first + groups - 1) / groups,
+                                    groups * classes * src.row_stride, src.row_samples, rule, lane, group, add, local);
+    }
+  } else {
+    // Unit i of a row goes to lane i mod group, so the lanes below the row's remainder take one
+    // unit more. Each row after the first starts where the last one ended (as if the group's
+    // rows were one run): otherwise the same lanes take the extra unit in every row.
+    const std::size_t units = src.row_samples * sizeof(SampleT) / 16;
+    std::size_t shift = 0;
+    for (std::size_t r = g; r < src.rows; r += groups, shift += units)
+      for_each_bin<HoldRuns, Aggregate>(data + r * src.row_stride, src.row_samples, rule,
+                                        whole ? lane : (lane - shift) & (group - 1), group, add, local);
+  }
 }
 
 /// One dynamic shared-memory declaration for every kernel of this header (extern __shared__

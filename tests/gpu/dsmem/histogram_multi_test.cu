@@ -50,9 +50,14 @@ std::int64_t rows_of(const shape& s) { return static_cast<std::int64_t>(s.rows);
 std::int64_t row_pixels_of(const shape& s) { return static_cast<std::int64_t>(s.row_pixels); }
 
 // Contiguous pixels are one row; the rest are pitched: one row, a prime width, rows whose
-// starts are not 16-byte aligned, more rows than a grid's groups, one long row.
-const shape k_shapes[] = {{1, 0, 0, 0}, {1, 1, 0, 1}, {1, 100003, 0, 0}, {1, 100003, 0, 3}, {7, 1, 3, 0},
-                          {513, 257, 5, 1}, {3, 250007, 1, 2}, {4099, 31, 7, 0}};
+// starts are not 16-byte aligned, more rows than a grid's groups, one long row. Rows split
+// alike where the stride is whole 16-byte vectors (32 pixels of 1, 3 or 4 channels; 3072, as
+// cudaMallocPitch pads the suite's 3001-pixel rows), else in 2 to 16 classes of rows (45 and 38
+// pixels); rows shorter than a vector; a misaligned first row.
+const shape k_shapes[] = {{1, 0, 0, 0},     {1, 1, 0, 1},        {1, 100003, 0, 0}, {1, 100003, 0, 3},
+                          {7, 1, 3, 0},     {513, 257, 5, 1},    {3, 250007, 1, 2}, {4099, 31, 7, 0},
+                          {4099, 29, 3, 1}, {700, 3001, 71, 0},  {1031, 45, 0, 0},  {1000, 3, 1, 2},
+                          {17, 45, 0, 3}};
 
 /// RGBA 8-bit pixels, three channels counted, int levels (0..256 and narrower): CUB's image case.
 template <int Channels, int Active, class CounterT>
@@ -227,6 +232,7 @@ TEST(HistogramMulti, OddChannelCountsAndOneActiveChannel) {
   MEMSCOPE_REQUIRE_GPU();
   check_even_u8<3, 3, unsigned long long>({257, 33, 101}, {0, 0, 50}, {256, 256, 151});
   check_even_u8<4, 1, int>({129}, {0}, {256});
+  check_even_u8<1, 1, unsigned>({257}, {0}, {256});  // gray bytes: odd row strides, 16 classes of rows
 }
 
 TEST(HistogramMulti, RangeLevelsPerChannel) {
