@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <vector>
@@ -268,8 +269,11 @@ void histogram_body(case_state& st) {
 }
 
 /// CUB's image forms: interleaved channels (MultiHistogramEven) and pitched rows (the 2D
-/// forms), memscope against CUB on the same pixels. Pitched rows are 3001 pixels wide with
-/// the pitch rounded up to 512 bytes, as cudaMallocPitch pads; the padding is never counted.
+/// forms), memscope against CUB on the same pixels. Pitched rows are `width` pixels wide
+/// (3001 unless asked) with the pitch rounded up to 512 bytes, as cudaMallocPitch pads; the
+/// padding is never counted.
+constexpr std::size_t k_default_width = 3001;  // odd, so no row of any sample type is whole vectors
+
 template <class T, int Channels, int Active>
 void pixels_case(case_state& st) {
   using LevelT = std::conditional_t<sizeof(T) == 1, int, T>;
@@ -278,12 +282,17 @@ void pixels_case(case_state& st) {
   const int bins = static_cast<int>(st.get_int("bins"));
   const std::string& strategy = st.get_string("strategy");
   const bool pitched = st.get_string("layout") == "pitched";
+  const auto width = static_cast<std::size_t>(st.get_int("width"));
   const cudaStream_t s = st.stream();
   if constexpr (sizeof(T) == 1)
     if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
-  constexpr std::size_t k_row_pixels = 3001;
-  const std::size_t row_pixels = pitched ? std::min(pixels, k_row_pixels) : pixels;
-  const std::size_t rows = pitched ? (pixels == 0 ? 0 : ceil_div(pixels, k_row_pixels)) : 1;
+  if (!pitched && width != k_default_width)
+    st.skip(fmt::format("contiguous pixels have no rows: the width applies to the pitched layout (contiguous runs at width {})",
+                        k_default_width));
+  const std::size_t row_pixels = pitched ? std::min(pixels, width) : pixels;
+  const std::size_t rows = pitched ? (pixels == 0 ? 0 : ceil_div(pixels, width)) : 1;
+  if (strategy == "cub" && pitched && rows > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    st.skip(fmt::format("CUB's pitched forms count rows in an int: {} rows are more", rows));
   const std::size_t row_bytes = row_pixels * Channels * sizeof(T);
   const std::size_t pitch = pitched ? ceil_div(row_bytes, std::size_t{512}) * 512 : row_bytes;
   const std::size_t elems = std::max<std::size_t>(1, rows * pitch / sizeof(T));
@@ -369,8 +378,15 @@ void pixels_body(case_state& st) {
 
 std::uint64_t histogram_footprint(const axis_point& p) {
   // Samples, the output, and CUB's per-block private histograms beyond 256 bins.
-  if (p.has("pixels"))  // up to 4 samples of 4 bytes a pixel, padding, the channels' outputs
-    return static_cast<std::uint64_t>(p.get_int("pixels")) * 20 + static_cast<std::uint64_t>(p.get_int("bins")) * 64 + (1 << 20);
+  if (p.has("pixels")) {  // up to 4 samples of 4 bytes a pixel, the channels' outputs, and pitched rows' padding
+    const auto pixels = static_cast<std::uint64_t>(p.get_int("pixels"));
+    std::uint64_t padded = 0;
+    if (p.get_string("layout") == "pitched") {
+      const std::uint64_t width = std::min<std::uint64_t>(pixels, static_cast<std::uint64_t>(p.get_int("width")));
+      if (width > 0) padded = ceil_div(pixels, width) * ceil_div(width * 16, std::uint64_t{512}) * 512;
+    }
+    return pixels * 20 + padded + static_cast<std::uint64_t>(p.get_int("bins")) * 64 + (1 << 20);
+  }
   const auto n = static_cast<std::uint64_t>(p.get_int("samples"));
   const auto bins = static_cast<std::uint64_t>(p.get_int("bins"));
   const std::uint64_t sample_bytes = p.has("type") && p.get_string("type") == "f64" ? 8 : 4;
@@ -564,7 +580,7 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
   sizes_findings(v, out);
   forms_findings(v, "interfaces", {"interface", "type", "counter", "bins"},
                  "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
-  forms_findings(v, "pixels", {"image", "layout", "bins"}, "CUB's image forms (interleaved channels, pitched rows)", out);
+  forms_findings(v, "pixels", {"image", "layout", "width", "bins"}, "CUB's image forms (interleaved channels, pitched rows)", out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";
@@ -728,7 +744,7 @@ void register_histogram(registry& reg) {
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("pixels", pixels_body)
       .summary("CUB's image forms: interleaved channels (MultiHistogramEven, RGBA with 3 channels counted) and pitched "
-               "rows (3001 pixels a row, 512-byte pitch); memscope against CUB, counts checked exactly")
+               "rows (3001 pixels a row unless asked, 512-byte pitch); memscope against CUB, counts checked exactly")
       .axis(strategy_axis({"auto", "cub"}))
       .axis(axis::strings("image", {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"},
                           "pixels: RGBA 8-bit (levels 0..256, alpha not counted), gray 8-bit, gray float, RGB float")
@@ -736,10 +752,14 @@ void register_histogram(registry& reg) {
                   if (v != "rgba_u8" && v != "gray_u8" && v != "gray_f32" && v != "rgb_f32")
                     throw usage_error("histogram image takes rgba_u8, gray_u8, gray_f32 or rgb_f32");
                 }))
-      .axis(axis::strings("layout", {"contiguous", "pitched"}, "contiguous pixels, or rows of 3001 pixels at a 512-byte pitch")
+      .axis(axis::strings("layout", {"contiguous", "pitched"}, "contiguous pixels, or rows of `width` pixels at a 512-byte pitch")
                 .with_validator([](const std::string& v) {
                   if (v != "contiguous" && v != "pitched") throw usage_error("histogram layout takes contiguous or pitched");
                 }))
+      .axis(axis::integers("width", {static_cast<std::int64_t>(k_default_width)},
+                           "pixels a pitched row (an image's width): the pixels round up to whole rows")
+                .with_range(1, std::int64_t{1} << 24)
+                .with_verify({std::int64_t{7}, std::int64_t{45}, static_cast<std::int64_t>(k_default_width)}))
       .axis(axis::integers("bins", {256, 4096}, "bins per channel (num_levels - 1)")
                 .with_range(1, hg::policy::max_bins)
                 .with_verify({std::int64_t{256}, std::int64_t{70001}}))

@@ -303,3 +303,29 @@ TEST(HistogramPlan, SharedKernelsRunTheBuildForTheBlocksTheirSharedMemoryLetsAnS
   // Limits not read (a hand-made device_limits): the one-block build, correct anywhere.
   EXPECT_EQ(hg::shared_blocks_per_sm(h200(), 1024), 1);
 }
+
+TEST(HistogramPlan, PitchedRowsGoToTheGroupWhoseBusiestWarpMakesFewestTrips) {
+  constexpr std::size_t h200_grid = 132 * 1024;  // one 1024-thread block per SM
+  const auto rows_of = [](std::size_t pixels, std::size_t width) { return (pixels + width - 1) / width; };
+  // 3001 floats (750 vectors and a scalar) at a 12288-byte pitch, 2^26 pixels: 64 threads take a
+  // row in three trips of 256 vectors (750 of 768 loads used), where 128 took two of 512 (750 of 1024).
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, rows_of(1u << 26, 3001), h200_grid, false), 6);
+  // Rows of whole 512-vector trips keep them whole: 4096 floats, 256 threads, one trip a row.
+  EXPECT_EQ(hg::row_group_log2(4096 * 4, 4096 * 4, rows_of(1u << 26, 4096), h200_grid, false), 8);
+  // Rows shorter than a vector: the most groups, one warp each.
+  EXPECT_EQ(hg::row_group_log2(7, 512, 1u << 20, h200_grid, false), 5);
+  // Fewer rows than warps: the largest group that still gives each row its own group.
+  EXPECT_EQ(hg::row_group_log2(100000 * 4, 400384, 42, h200_grid, false), 10);
+  // A row longer than every group's trips together: the whole grid takes each row.
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, false), hg::row_group_whole_grid);
+  // No rows, or a grid smaller than a warp: nothing to balance, the whole grid.
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 0, h200_grid, false), hg::row_group_whole_grid);
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 100, 16, false), hg::row_group_whole_grid);
+  // A misaligned stride adds a scalar head to every row: still a valid group.
+  const int odd = hg::row_group_log2(3001 * 4, 12292, rows_of(1u << 26, 3001), h200_grid, false);
+  EXPECT_GE(odd, 5);
+  EXPECT_LE(odd, 10);
+  // Rows walked as one run (pixel groups) keep the largest group with two trips a row.
+  EXPECT_EQ(hg::row_group_log2(3001 * 12, 36352, rows_of(1u << 26, 3001), h200_grid, true), 9);
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, true), hg::row_group_whole_grid);
+}

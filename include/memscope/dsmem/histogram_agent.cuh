@@ -394,36 +394,37 @@ struct linear_samples {
   /// The most samples one block of a grid of `grid` blocks bins (per_trip: a block's samples
   /// per loop trip, the rounding).
   std::size_t block_share(unsigned grid, std::size_t per_trip) const { return ceil_div(n, std::size_t{grid}) + per_trip; }
-  void fit_to(std::size_t) {}
+  void fit_to(std::size_t, bool) {}
 };
 
 /// Rows of row_samples samples, row r starting row_stride samples after row r - 1 (CUB's
 /// pitched 2D forms: num_row_samples, num_rows, row_stride_bytes). A group of threads walks its
 /// rows as the whole grid walks a contiguous run (bin_rows), so every row keeps 16-byte loads
 /// whatever its alignment, and no thread reads the padding between rows. A group is 2^group_log2 threads
-/// (at least a warp, so a warp's loads stay in one row), sized to the row: long rows get whole
-/// blocks, and rows too few for the blocks get the whole grid (fit_to).
+/// (at least a warp, so a warp's loads stay in one row), sized to the row and the rows
+/// (row_group_log2): long rows get whole blocks, and rows too few for the blocks the whole grid.
 template <class SampleT>
 struct pitched_samples {
   using value_type = SampleT;
-  static constexpr int whole_grid = 62;
+  static constexpr int whole_grid = row_group_whole_grid;
   std::size_t row_samples = 0;
   std::size_t rows = 0;
   std::size_t row_stride = 0;  // in samples
   int group_log2 = 5;
 
   MEMSCOPE_HD std::size_t size() const { return row_samples * rows; }
+  /// Rows with nothing between them (a stride of one row, or one row): one contiguous run,
+  /// which the forms bin as such (gray floats 640 wide at a 2560-byte pitch walked row by row:
+  /// 95 us for 2^26 pixels, 0.79x CUB; as one run 72 us).
+  bool gapless() const { return rows <= 1 || row_stride == row_samples; }
   __device__ __forceinline__ SampleT at(const SampleT* data, std::size_t i, std::size_t& pos) const {
     const std::size_t r = i / row_samples;
     pos = i - r * row_samples;
     return data[r * row_stride + pos];
   }
-  /// Groups sized to the row for a grid of `threads` threads.
-  void fit_to(std::size_t threads) {
-    const std::size_t row_vectors = row_samples * sizeof(SampleT) / 16;
-    group_log2 = 5;
-    while (group_log2 < 10 && (std::size_t{2} << group_log2) * policy::vectors_per_thread <= row_vectors) ++group_log2;
-    if (group_log2 == 10 && rows * 1024 < threads) group_log2 = whole_grid;
+  /// Groups sized for a grid of `threads` threads; `one_run`: a group walks its rows as one run.
+  void fit_to(std::size_t threads, bool one_run) {
+    group_log2 = row_group_log2(row_samples * sizeof(SampleT), row_stride * sizeof(SampleT), rows, threads, one_run);
   }
   std::size_t block_share(unsigned grid, std::size_t per_trip) const {
     // The whole grid walks each row, or each of up to 16 classes of rows of pixel groups

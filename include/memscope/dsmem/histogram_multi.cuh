@@ -133,6 +133,9 @@ status multi_layout(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samp
   }
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(row_samples, shape.rows, shape.row_stride_bytes, src));
+  if (src.gapless())
+    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, rule,
+                                       shape.row_pixels * shape.rows, stream, opt, p);
   return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels * shape.rows,
                                      stream, opt, p);
 }

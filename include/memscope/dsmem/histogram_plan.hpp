@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -135,6 +136,47 @@ inline std::size_t cluster_smem(std::int64_t num_bins, int c) {
 }
 inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) + " KiB"; }
 }  // namespace detail
+
+/// Pitched rows (pitched_samples): each row goes to a group of 2^log2 threads (32 to 1024, so a
+/// warp's loads stay in one row), or to every thread of the grid where this is returned.
+inline constexpr int row_group_whole_grid = 62;
+
+/// The group that takes a row of row_bytes bytes, rows row_stride_bytes apart, for a grid of
+/// `threads` threads. Rows walked one by one: the group whose busiest warp makes the fewest
+/// loop trips, ties to the larger group. A trip waits for DRAM however few of its loads are
+/// used: 3001 floats a row (750 vectors) went to 128 threads in two trips of up to 512 vectors,
+/// and read 2^26 pixels in 97 us against 72 contiguous. A trip is policy::vectors_per_thread
+/// 16-byte loads a thread, or a row's scalar head or tail; those fall to the lanes that follow
+/// the row's last vector (for_each_source_bin starts each row where the last ended), so they
+/// move between the group's warps only where the vectors a row do not step over whole warps.
+/// `one_run`: each group walks its rows as one run (pixel groups), where the size only balances
+/// the rows over the groups: the largest group with two trips a row, as tuned.
+inline int row_group_log2(std::size_t row_bytes, std::size_t row_stride_bytes, std::size_t rows, std::size_t threads,
+                          bool one_run) {
+  constexpr std::size_t per_thread = policy::vectors_per_thread;
+  const std::size_t vectors = row_bytes / 16;
+  if (one_run) {
+    int g = 5;
+    while (g < 10 && (std::size_t{2} << g) * per_thread <= vectors) ++g;
+    return g == 10 && rows * 1024 < threads ? row_group_whole_grid : g;
+  }
+  const std::size_t scalar_trips = std::size_t{row_bytes % 16 != 0} + std::size_t{row_stride_bytes % 16 != 0};
+  // In 32nds of a trip of the busiest warp; the whole grid starts every row at lane 0.
+  const auto cost = [&](std::size_t group, bool whole) {
+    const std::size_t groups = std::max<std::size_t>(1, threads / group);
+    const std::size_t vector_trips = (vectors + group * per_thread - 1) / (group * per_thread);
+    const std::size_t warps_taking_scalars = whole ? 1 : group / std::max<std::size_t>(32, std::gcd(vectors, group));
+    return (rows + groups - 1) / groups * (32 * vector_trips + (32 * scalar_trips + warps_taking_scalars - 1) / warps_taking_scalars);
+  };
+  int best = row_group_whole_grid;
+  std::size_t lowest = cost(std::max<std::size_t>(1, threads), true);
+  for (int g = 10; g >= 5; --g) {
+    if ((std::size_t{1} << g) > threads) continue;
+    const std::size_t c = cost(std::size_t{1} << g, false);
+    if (c < lowest) best = g, lowest = c;
+  }
+  return best;
+}
 
 /// The most samples one call takes with counters of type CounterT (a bin must not wrap).
 template <class CounterT>

@@ -53,7 +53,8 @@ std::int64_t row_pixels_of(const shape& s) { return static_cast<std::int64_t>(s.
 // starts are not 16-byte aligned, more rows than a grid's groups, one long row. Rows split
 // alike where the stride is whole 16-byte vectors (32 pixels of 1, 3 or 4 channels; 3072, as
 // cudaMallocPitch pads the suite's 3001-pixel rows), else in 2 to 16 classes of rows (45 and 38
-// pixels); rows shorter than a vector; a misaligned first row.
+// pixels); rows shorter than a vector; a misaligned first row. Rows with no padding (1031 and 17
+// rows of 45) are one contiguous run to the library (pitched_samples::gapless).
 const shape k_shapes[] = {{1, 0, 0, 0},     {1, 1, 0, 1},        {1, 100003, 0, 0}, {1, 100003, 0, 3},
                           {7, 1, 3, 0},     {513, 257, 5, 1},    {3, 250007, 1, 2}, {4099, 31, 7, 0},
                           {4099, 29, 3, 1}, {700, 3001, 71, 0},  {1031, 45, 0, 0},  {1000, 3, 1, 2},
