@@ -427,7 +427,9 @@ status even_2d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, 
                cudaStream_t stream, const options& opt, plan& p) {
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(num_row_samples, num_rows, row_stride_bytes, src));
-  if (src.gapless()) return even_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels, lower, upper, stream, opt, p);
+  if (src.gapless())
+    return even_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels, lower,
+                       upper, stream, opt, p);
   return even_status(d_temp, temp_bytes, d_samples, src, d_histogram, num_levels, lower, upper, stream, opt, p);
 }
 
@@ -445,7 +447,9 @@ status range_2d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples,
                 cudaStream_t stream, const options& opt, plan& p) {
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(num_row_samples, num_rows, row_stride_bytes, src));
-  if (src.gapless()) return range_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels, d_levels, stream, opt, p);
+  if (src.gapless())
+    return range_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels,
+                        d_levels, stream, opt, p);
   return range_status(d_temp, temp_bytes, d_samples, src, d_histogram, num_levels, d_levels, stream, opt, p);
 }
 
