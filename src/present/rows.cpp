@@ -116,8 +116,14 @@ std::optional<line_fit> fit_line(const std::vector<std::pair<double, double>>& p
 std::string axes_text(const case_result& r, const std::vector<std::string>& axis_names) {
   std::string l;
   for (const auto& a : axis_names) {
-    const auto s = r.string_axis(a);
-    l += (l.empty() ? "" : " ") + (s.empty() ? a + "=" + std::to_string(r.int_axis(a).value_or(0)) : s);
+    auto s = r.string_axis(a);
+    // An axis the row lacks (a file from before the axis existed) is left out, not shown as 0.
+    if (s.empty()) {
+      const auto i = r.int_axis(a);
+      if (!i) continue;
+      s = a + "=" + std::to_string(*i);
+    }
+    l += (l.empty() ? "" : " ") + s;
   }
   return l;
 }

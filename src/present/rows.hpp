@@ -68,7 +68,8 @@ struct suite_view {
   row_list rows(const row_pred& keep = {}) const;
 };
 
-/// A label from axis values: string axes as their value, integer axes as name=value.
+/// A label from axis values: string axes as their value, integer axes as name=value; axes the
+/// row lacks are left out.
 std::string axes_text(const case_result& r, const std::vector<std::string>& axis_names);
 
 }  // namespace memscope::present

@@ -550,14 +550,23 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
 
 /// CUB's other forms (level ranges, sample and counter types, pixel layouts): the automatic
 /// choice against CUB over every point of the case, the worst and best named by `axes`.
-void forms_findings(const present::suite_view& v, const char* case_name, const std::vector<std::string>& axes,
-                    const char* what, std::vector<std::string>& out) {
+/// The axes that name a row in a finding: a function of the row, since an axis can mean nothing
+/// for some rows (a contiguous image has no row width).
+using axes_of = std::function<std::vector<std::string>(const case_result&)>;
+
+void forms_findings(const present::suite_view& v, const char* case_name, const axes_of& axes, const char* what,
+                    std::vector<std::string>& out) {
   const auto rows = auto_rows(v, case_name);
   const auto s = spread_vs_cub(rows);
   if (!s.worst || !s.best) return;
   out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})", what,
-                            rows.size(), s.worst->metric("speedup_vs_cub"), present::axes_text(*s.worst, axes), s.median,
-                            s.best->metric("speedup_vs_cub"), present::axes_text(*s.best, axes)));
+                            rows.size(), s.worst->metric("speedup_vs_cub"), present::axes_text(*s.worst, axes(*s.worst)),
+                            s.median, s.best->metric("speedup_vs_cub"), present::axes_text(*s.best, axes(*s.best))));
+}
+
+std::vector<std::string> pixels_axes(const case_result& r) {
+  if (r.string_axis("layout") == "pitched") return {"image", "layout", "width", "bins"};
+  return {"image", "layout", "bins"};
 }
 
 void histogram_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -578,9 +587,10 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
   }
   adversarial_findings(v, out);
   sizes_findings(v, out);
-  forms_findings(v, "interfaces", {"interface", "type", "counter", "bins"},
+  forms_findings(v, "interfaces",
+                 [](const case_result&) { return std::vector<std::string>{"interface", "type", "counter", "bins"}; },
                  "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
-  forms_findings(v, "pixels", {"image", "layout", "width", "bins"}, "CUB's image forms (interleaved channels, pitched rows)", out);
+  forms_findings(v, "pixels", pixels_axes, "CUB's image forms (interleaved channels, pitched rows)", out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";

@@ -4,9 +4,11 @@
 
 #include "advise/advisor.hpp"
 #include "harness/registry.hpp"
+#include "present/rows.hpp"
 #include "report/bundled_profile.hpp"
 #include "report/charts.hpp"
 #include "report/findings.hpp"
+#include "host/test_rows.hpp"
 
 #include <gtest/gtest.h>
 
@@ -142,6 +144,14 @@ TEST(Presentation, VersionOneRowsAreUpgradedToLabels) {
   EXPECT_EQ(doc.results[0].label("plan"), "split cluster of 2");
   EXPECT_EQ(doc.results[0].label("plan_strategy"), "split");
   EXPECT_EQ(doc.results[0].metrics.count("plan_strategy"), 0u);
+}
+
+// A finding names a row by its axes; an axis the row's file predates is left out, not shown as 0.
+TEST(Presentation, AxesTextLeavesOutAxesARowLacks) {
+  const auto r = memscope::testing::timed_row("histogram", "pixels",
+                                              {{"image", std::string{"rgb_f32"}}, {"bins", std::int64_t{256}}}, 1e-4);
+  EXPECT_EQ(present::axes_text(r, {"image", "width", "bins"}), "rgb_f32 bins=256");
+  EXPECT_EQ(present::axes_text(r, {"width"}), "");
 }
 
 // A results file measured at other sizes than the bundled profile still answers, from the
