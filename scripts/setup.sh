@@ -24,11 +24,12 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 command -v nvcc >/dev/null || { echo "setup: nvcc (the CUDA toolkit) is required to build memscope" >&2; exit 1; }
 
-# One binary for every GPU nvcc 13.0 can target (Turing to Hopper as machine code, Hopper's PTX
-# for anything newer, JIT-compiled by the driver: Blackwell), unless the caller picks
-# architectures: MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 for a fast build for one GPU.
-# Volta (70) needs a CUDA 12 toolkit.
-all_archs="75-real;80-real;86-real;89-real;90-real;90-virtual"
+# One binary for every GPU nvcc 13.0 can target, unless the caller picks architectures
+# (MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 for a fast build for one GPU): machine code
+# for Turing to Hopper and for both Blackwells (sm_100 runs on sm_103 too, sm_120 on sm_121), so
+# no GPU of those spends its first run JIT-compiling hundreds of kernels; Hopper's PTX for the
+# rest (sm_110), JIT-compiled by the driver. Volta (70) needs a CUDA 12 toolkit.
+all_archs="75-real;80-real;86-real;89-real;90-real;100-real;120-real;90-virtual"
 archs=()
 case "${MEMSCOPE_CMAKE_ARGS:-}" in
   *CMAKE_CUDA_ARCHITECTURES*) ;;

@@ -104,19 +104,18 @@ int do_info(int device, bool as_json) {
   const device_info d = query_device_info(device);
   // What this binary brings to the GPU: the architectures built in, and the one whose code
   // runs here (an older one JIT-compiled, or none).
-  const int code = binary_arch();
+  const auto code = binary_code();
   if (as_json) {
     auto j = to_json(d);
-    j["build"] = {{"cuda_architectures", cuda_architectures}, {"code_arch_here", code}};
+    j["build"] = {{"cuda_architectures", cuda_architectures},
+                  {"code_arch_here", code.ptx},
+                  {"machine_code_arch_here", code.binary}};
     j["nvlink"] = describe_nvlinks(read_nvlinks(d.uuid));
     std::cout << j.dump(2) << '\n';
   } else {
     print_device(d, std::cout);
     std::cout << fmt::format("  {:<34} {}\n", "built for CUDA architectures", cuda_architectures);
-    std::cout << fmt::format("  {:<34} {}\n", "code that runs on this GPU",
-                             code == 0 ? std::string("none: rebuild for this GPU")
-                                       : fmt::format("sm_{}{}", code,
-                                                     code / 10 != d.cc_major || code % 10 != d.cc_minor ? " (JIT-compiled from PTX)" : ""));
+    std::cout << fmt::format("  {:<34} {}\n", "code that runs on this GPU", describe_code_here(code, d.compute_capability()));
     std::cout << fmt::format("  {:<34} {}\n", "NVLinks", describe_nvlinks(read_nvlinks(d.uuid)));
   }
   return exit_ok;

@@ -114,6 +114,16 @@ device_info query_device_info(int ordinal) {
 
 int binary_arch() { return compiled_arch(cluster_probe_kernel); }
 
+code_here binary_code() {
+  code_here c;
+  c.ptx = binary_arch();
+  if (c.ptx == 0) return c;
+  cudaFuncAttributes a{};
+  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(cluster_probe_kernel)));
+  c.binary = a.binaryVersion;
+  return c;
+}
+
 void require_code_for_device(const device_info& d) {
   if (binary_arch() > 0) return;
   throw no_code_error("this memscope holds GPU code for CUDA architectures " + std::string(cuda_architectures) + " only; " +

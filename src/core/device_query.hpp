@@ -2,6 +2,7 @@
 // Opening a device and describing it. Errors (no GPU, no driver, bad ordinal) are
 // memscope::usage_error-style exceptions with one clear line.
 
+#include "core/code_here.hpp"
 #include "memscope/core/device_info.hpp"
 
 #include <stdexcept>
@@ -29,6 +30,10 @@ device_info query_device_info(int ordinal);
 /// build for sm_80 JIT-compiled on an H100, 90 for sm_90 code); 0 when the binary holds no
 /// code that runs on it.
 int binary_arch();
+
+/// The binary's code for the current device: the architecture it was compiled from and the one
+/// its machine code is for (they differ where the driver JIT-compiled PTX); zeros when none.
+code_here binary_code();
 
 /// Throws no_code_error (one line: the GPU, the architectures built in, how to rebuild) when
 /// the binary holds no code for the current device.

@@ -49,4 +49,10 @@ TEST(CoreGpu, DeviceDescriptionMatchesTheDriver) {
     EXPECT_EQ(d.max_cluster_size_portable, 0);
   }
   EXPECT_GT(binary_arch(), 0);  // this test runs, so the binary has code for this GPU
+  // The machine code is the cubin's (an earlier or the same revision) or, JIT-compiled, the GPU's own.
+  const auto code = binary_code();
+  EXPECT_EQ(code.ptx, binary_arch());
+  EXPECT_GE(code.binary, code.ptx);
+  EXPECT_LE(code.binary, d.compute_capability());
+  if (code.binary != code.ptx) EXPECT_EQ(code.binary, d.compute_capability());
 }
