@@ -548,12 +548,12 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
                               worst->string_axis("distribution")));
 }
 
-/// CUB's other forms (level ranges, sample and counter types, pixel layouts): the automatic
-/// choice against CUB over every point of the case, the worst and best named by `axes`.
 /// The axes that name a row in a finding: a function of the row, since an axis can mean nothing
 /// for some rows (a contiguous image has no row width).
 using axes_of = std::function<std::vector<std::string>(const case_result&)>;
 
+/// CUB's other forms (level ranges, sample and counter types, pixel layouts): the automatic
+/// choice against CUB over every point of the case, the worst and best named by `axes`.
 void forms_findings(const present::suite_view& v, const char* case_name, const axes_of& axes, const char* what,
                     std::vector<std::string>& out) {
   const auto rows = auto_rows(v, case_name);
