@@ -309,23 +309,30 @@ TEST(HistogramPlan, PitchedRowsGoToTheGroupWhoseBusiestWarpMakesFewestTrips) {
   const auto rows_of = [](std::size_t pixels, std::size_t width) { return (pixels + width - 1) / width; };
   // 3001 floats (750 vectors and a scalar) at a 12288-byte pitch, 2^26 pixels: 64 threads take a
   // row in three trips of 256 vectors (750 of 768 loads used), where 128 took two of 512 (750 of 1024).
-  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, rows_of(1u << 26, 3001), h200_grid, false), 6);
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, rows_of(1u << 26, 3001), h200_grid, 1), 6);
   // Rows of whole 512-vector trips keep them whole: 4096 floats, 256 threads, one trip a row.
-  EXPECT_EQ(hg::row_group_log2(4096 * 4, 4096 * 4, rows_of(1u << 26, 4096), h200_grid, false), 8);
+  EXPECT_EQ(hg::row_group_log2(4096 * 4, 4096 * 4, rows_of(1u << 26, 4096), h200_grid, 1), 8);
   // Rows shorter than a vector: the most groups, one warp each.
-  EXPECT_EQ(hg::row_group_log2(7, 512, 1u << 20, h200_grid, false), 5);
+  EXPECT_EQ(hg::row_group_log2(7, 512, 1u << 20, h200_grid, 1), 5);
   // Fewer rows than warps: the largest group that still gives each row its own group.
-  EXPECT_EQ(hg::row_group_log2(100000 * 4, 400384, 42, h200_grid, false), 10);
+  EXPECT_EQ(hg::row_group_log2(100000 * 4, 400384, 42, h200_grid, 1), 10);
   // A row longer than every group's trips together: the whole grid takes each row.
-  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, false), hg::row_group_whole_grid);
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 1), hg::row_group_whole_grid);
   // No rows, or a grid smaller than a warp: nothing to balance, the whole grid.
-  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 0, h200_grid, false), hg::row_group_whole_grid);
-  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 100, 16, false), hg::row_group_whole_grid);
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 0, h200_grid, 1), hg::row_group_whole_grid);
+  EXPECT_EQ(hg::row_group_log2(3001 * 4, 12288, 100, 16, 1), hg::row_group_whole_grid);
   // A misaligned stride adds a scalar head to every row: still a valid group.
-  const int odd = hg::row_group_log2(3001 * 4, 12292, rows_of(1u << 26, 3001), h200_grid, false);
+  const int odd = hg::row_group_log2(3001 * 4, 12292, rows_of(1u << 26, 3001), h200_grid, 1);
   EXPECT_GE(odd, 5);
   EXPECT_LE(odd, 10);
-  // Rows walked as one run (pixel groups) keep the largest group with two trips a row.
-  EXPECT_EQ(hg::row_group_log2(3001 * 12, 36352, rows_of(1u << 26, 3001), h200_grid, true), 9);
-  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, true), hg::row_group_whole_grid);
+  // Rows walked as one run (RGB floats, pixel groups of 3 vectors) keep the largest group with
+  // two trips a row where the rows spread evenly over the groups (22363 over 264: 85 against 84.7)...
+  EXPECT_EQ(hg::row_group_log2(3001 * 12, 36352, rows_of(1u << 26, 3001), h200_grid, 3), 9);
+  // ... and go to the whole grid where the busiest group would take a sixteenth more (671 rows
+  // over 132 groups: 6 against 5.1), or rows are fewer than groups.
+  EXPECT_EQ(hg::row_group_log2(100000 * 12, 1200128, rows_of(1u << 26, 100000), h200_grid, 3), hg::row_group_whole_grid_run);
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 3), hg::row_group_whole_grid_run);
+  // Units longer than a trip's vectors (5 float channels) keep the walk whose share is bounded.
+  EXPECT_EQ(hg::row_group_log2(100000 * 20, 2000384, 671, h200_grid, 5), 10);
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 5), hg::row_group_whole_grid);
 }

@@ -394,7 +394,7 @@ struct linear_samples {
   /// The most samples one block of a grid of `grid` blocks bins (per_trip: a block's samples
   /// per loop trip, the rounding).
   std::size_t block_share(unsigned grid, std::size_t per_trip) const { return ceil_div(n, std::size_t{grid}) + per_trip; }
-  void fit_to(std::size_t, bool) {}
+  void fit_to(std::size_t, int) {}
 };
 
 /// Rows of row_samples samples, row r starting row_stride samples after row r - 1 (CUB's
@@ -422,14 +422,18 @@ struct pitched_samples {
     pos = i - r * row_samples;
     return data[r * row_stride + pos];
   }
-  /// Groups sized for a grid of `threads` threads; `one_run`: a group walks its rows as one run.
-  void fit_to(std::size_t threads, bool one_run) {
-    group_log2 = row_group_log2(row_samples * sizeof(SampleT), row_stride * sizeof(SampleT), rows, threads, one_run);
+  /// Groups sized for a grid of `threads` threads binning units of `unit_vectors` vectors
+  /// (more than 1: a group walks its rows as one run).
+  void fit_to(std::size_t threads, int unit_vectors) {
+    group_log2 = row_group_log2(row_samples * sizeof(SampleT), row_stride * sizeof(SampleT), rows, threads, unit_vectors);
   }
   std::size_t block_share(unsigned grid, std::size_t per_trip) const {
-    // The whole grid walks each row, or each of up to 16 classes of rows of pixel groups
-    // (for_each_source_bin), as one run: a block's share rounds up by a trip of vectors a row,
-    // and by a unit and a row edge a thread (well under 1024 samples) a class.
+    // The whole grid walks all rows of each of up to 16 classes (for_each_source_bin) as one
+    // run: a thread takes at most one unit (up to a trip's vectors) and one scalar over its even
+    // share of a class, a block's threads together at most two trips' samples.
+    if (group_log2 == row_group_whole_grid_run) return ceil_div(size(), std::size_t{grid}) + 16 * (2 * per_trip + 1);
+    // The whole grid walks each row as one run: a block's share rounds up by a trip of
+    // vectors a row, and by a unit and a row edge a thread (well under 1024 samples) a class.
     if (group_log2 >= whole_grid)
       return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip) + 16 * 1024 * std::size_t{policy::block_threads};
     const std::size_t group = std::size_t{1} << group_log2;

@@ -212,7 +212,7 @@ status launch_global(const typename Source::value_type* d_samples, Source src, c
   if (p.window_bins == 0)
     MEMSCOPE_RETURN_IF_ERROR(
         try_persistent_grid(histogram_global_kernel<Source, Rule, CounterT, true, false>, threads, 0, n, per_block, grid));
-  src.fit_to(std::size_t{grid} * threads, unit_vectors<Rule, typename Source::value_type>() > 1);
+  src.fit_to(std::size_t{grid} * threads, unit_vectors<Rule, typename Source::value_type>());
   MEMSCOPE_RETURN_IF_ERROR(check_block_share(src, grid, per_block));
   // Every copy must have blocks adding to it, or the fold would add zeros for nothing.
   const int copies = std::max(1, std::min(p.copies, static_cast<int>(grid)));
@@ -318,7 +318,7 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
       unsigned grid = 1;
       MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, p.smem_bytes));
       MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(kernel, threads, p.smem_bytes, n, per_block, grid));
-      src.fit_to(std::size_t{grid} * threads, unit_vectors<Rule, typename Source::value_type>() > 1);
+      src.fit_to(std::size_t{grid} * threads, unit_vectors<Rule, typename Source::value_type>());
       MEMSCOPE_RETURN_IF_ERROR(check_block_share(src, grid, per_block));
       kernel<<<grid, threads, p.smem_bytes, stream>>>(d_samples, src, rule, d_histogram);
       MEMSCOPE_RETURN_IF_LAUNCH_ERROR(p.byte_values ? "histogram_byte_kernel" : "histogram_block_smem_kernel");
@@ -336,7 +336,7 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
       const std::size_t used = std::max<std::size_t>(1, std::min<std::size_t>(wanted, static_cast<std::size_t>(clusters)));
       // The threads that share the samples: the whole grid, or one block per cluster (split).
       src.fit_to(used * threads * (p.kind == strategy::cluster_dsmem ? static_cast<std::size_t>(p.cluster_size) : 1),
-                 unit_vectors<Rule, typename Source::value_type>() > 1);
+                 unit_vectors<Rule, typename Source::value_type>());
       MEMSCOPE_RETURN_IF_ERROR(check_block_share(src, static_cast<unsigned>(used), per_cluster));
       int log2_cluster = 0;
       while ((1 << log2_cluster) < p.cluster_size) ++log2_cluster;

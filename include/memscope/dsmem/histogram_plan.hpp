@@ -140,6 +140,8 @@ inline std::string kib(std::size_t bytes) { return std::to_string(bytes / 1024) 
 /// Pitched rows (pitched_samples): each row goes to a group of 2^log2 threads (32 to 1024, so a
 /// warp's loads stay in one row), or to every thread of the grid where this is returned.
 inline constexpr int row_group_whole_grid = 62;
+/// ... or every thread of the grid walks all rows as one run (rows of pixel groups).
+inline constexpr int row_group_whole_grid_run = 63;
 
 /// The group that takes a row of row_bytes bytes, rows row_stride_bytes apart, for a grid of
 /// `threads` threads. Rows walked one by one: the group whose busiest warp makes the fewest
@@ -149,16 +151,28 @@ inline constexpr int row_group_whole_grid = 62;
 /// 16-byte loads a thread, or a row's scalar head or tail; those fall to the lanes that follow
 /// the row's last vector (for_each_source_bin starts each row where the last ended), so they
 /// move between the group's warps only where the vectors a row do not step over whole warps.
-/// `one_run`: each group walks its rows as one run (pixel groups), where the size only balances
-/// the rows over the groups: the largest group with two trips a row, as tuned.
+/// `unit_vectors` > 1: each group walks its rows as one run of units of that many vectors
+/// (pixel groups), where the size only balances the rows over the groups: the largest group with
+/// two trips a row, as tuned, unless the whole grid walking every row as one run gives the
+/// busiest thread a sixteenth less (few long rows: 671 rows of 100000 RGB floats went to 132
+/// groups of 1024, 6 rows for the busiest against 5.1 on average, 0.86x CUB on an H200; the
+/// whole grid took 0.89x their time on an H100, docs/dsmem.md). That walk's share of a block
+/// is bounded for units of up to a trip's vectors (block_share).
 inline int row_group_log2(std::size_t row_bytes, std::size_t row_stride_bytes, std::size_t rows, std::size_t threads,
-                          bool one_run) {
+                          int unit_vectors) {
   constexpr std::size_t per_thread = policy::vectors_per_thread;
   const std::size_t vectors = row_bytes / 16;
-  if (one_run) {
+  if (unit_vectors > 1) {
     int g = 5;
     while (g < 10 && (std::size_t{2} << g) * per_thread <= vectors) ++g;
-    return g == 10 && rows * 1024 < threads ? row_group_whole_grid : g;
+    // The busiest group walks ceil(rows / groups) rows where the whole grid would walk
+    // rows / groups' worth: the whole grid where that is a sixteenth less, or rows are fewer
+    // than groups of a block.
+    const std::size_t groups = std::max<std::size_t>(1, threads >> g);
+    const bool few_rows = g == 10 && rows * 1024 < threads;
+    const bool unbalanced = vectors > 0 && 16 * rows < 15 * ((rows + groups - 1) / groups) * groups;
+    if (static_cast<std::size_t>(unit_vectors) > per_thread) return few_rows ? row_group_whole_grid : g;
+    return few_rows || unbalanced ? row_group_whole_grid_run : g;
   }
   const std::size_t scalar_trips = std::size_t{row_bytes % 16 != 0} + std::size_t{row_stride_bytes % 16 != 0};
   // In 32nds of a trip of the busiest warp; the whole grid starts every row at lane 0.
