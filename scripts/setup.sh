@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# chromium: the report test renders the HTML report headless.
-packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev chromium)
+# chromium: the report test renders the HTML report headless. python3 and zstd: the test of
+# scripts/kernel-diff.py, which reads nvcc's zstd-compressed fatbins.
+packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev chromium python3 zstd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
