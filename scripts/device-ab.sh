@@ -32,13 +32,12 @@ for b in "${build_list[@]}"; do
 done
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv > "$ev/gpu.txt" 2>&1
 cat "$ev/gpu.txt"
+reversed=()
+for ((i = ${#build_list[@]} - 1; i >= 0; --i)); do reversed+=("${build_list[i]}"); done
 status=0
 for ((r = 1; r <= rounds; ++r)); do
   order=("${build_list[@]}")
-  if ((r % 2 == 0)); then
-    order=()
-    for ((i = ${#build_list[@]} - 1; i >= 0; --i)); do order+=("${build_list[i]}"); done
-  fi
+  ((r % 2 == 0)) && order=("${reversed[@]}")
   for program in "$@"; do
     name=${program%%=*} args=${program#*=}
     for b in "${order[@]}"; do
