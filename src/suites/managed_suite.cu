@@ -621,6 +621,16 @@ struct chunk_sweep {
   }
 };
 
+/// What each piece beyond the first added, or, where the sweep's most pieces took less time in
+/// all than one (the overlap won back more than the pieces cost, as on one H100 host's pinned
+/// feed), that instead: a negative cost per piece would read as nonsense.
+std::string per_piece_text(const chunk_sweep& c, double per_s) {
+  const auto n = chunk_sweep::chunks(*c.most);
+  if (per_s >= 0) return fmt::format("each further {} added {:.0f} us ({} chunks against 1)", c.piece_word(), per_s * 1e6, n);
+  return fmt::format("{} chunks took {:.0f} us less than one in all: no cost of a further {} shows past what the overlap hid", n,
+                     -per_s * static_cast<double>(n - 1) * 1e6, c.piece_word());
+}
+
 void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
   for (const std::string feed : {"prefetch", "pinned_copy"}) {
     const auto copy = chunk_sweep::of(v, 0, feed);
@@ -638,9 +648,7 @@ void pipeline_findings(const present::suite_view& v, std::vector<std::string>& o
                             c->best->gbps / c->one->gbps, c->piece_word());
       else if (c->one)
         line += fmt::format("; one {} then the kernels was the fastest", c->piece_word());
-      if (const auto per = c->seconds_per_chunk())
-        line += fmt::format("; each further {} added {:.0f} us ({} chunks against 1)", c->piece_word(), *per * 1e6,
-                            chunk_sweep::chunks(*c->most));
+      if (const auto per = c->seconds_per_chunk()) line += "; " + per_piece_text(*c, *per);
       if (const auto o = c->overlap_in(v)) {
         line += fmt::format("; the {} alone {:.1f} ms, the kernels alone about {:.1f} ms: of the {:.1f} ms overlap could hide, "
                             "the best count hid {:.0f}%",
@@ -668,7 +676,8 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
     if (r != copy->one)
       text += fmt::format(", in {} chunks of {} {:.1f} GB/s ({:.2f}x)", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps,
                           r->gbps / copy->one->gbps);
-  text += fmt::format("; each further prefetch added {:.0f} us", *copy->seconds_per_chunk() * 1e6);
+  const double per = *copy->seconds_per_chunk();
+  text += "; " + per_piece_text(*copy, per);
   // Where the kernels have work, the heaviest weight measured says what overlap can win back.
   const auto heavy = chunk_sweep::of(v, works.back());
   if (heavy && heavy->work > 0 && heavy->one && heavy->best) {
@@ -679,9 +688,9 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
                 ? std::string(", one prefetch then the kernels was still the fastest")
                 : fmt::format(", {} chunks ran {:.2f}x one prefetch then the kernels", chunk_sweep::chunks(*heavy->best),
                               heavy->best->gbps / heavy->one->gbps);
-    if (o)
+    if (o && per > 0)
       text += fmt::format(", where the model sqrt(the shorter of the two / the cost of a prefetch) predicts {:.1f} chunks",
-                          chunk_sweep::model_best_chunks(o->hideable_s, *copy->seconds_per_chunk()));
+                          chunk_sweep::model_best_chunks(o->hideable_s, per));
   }
   // The same pipeline from pinned memory into two device buffers, the alternative to managed
   // memory: its best against the prefetch pipeline's best, at every kernel weight.
@@ -693,7 +702,7 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
                           pinned.empty() ? "" : "; ", work, chunk_sweep::chunks(*p->best), p->best->gbps, p->best->gbps / m->best->gbps);
   }
   if (!pinned.empty()) text += "; double buffering from pinned memory instead, best at " + pinned;
-  return present::fact_value{text, *copy->seconds_per_chunk(), "", ""};
+  return present::fact_value{text, per, "", ""};
 }
 
 /// The stream case at each (chunks, work, output): the prefetched and the pinned row.

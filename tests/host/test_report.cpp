@@ -730,6 +730,29 @@ TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
   EXPECT_NE(all.find("1.05x the best prefetch pipeline"), std::string::npos) << all;
 }
 
+// Where more pieces took less time in all than one (one H100 host's pinned feed: 16 copies ran
+// 0.6 ms faster than one), the finding and the advisor say so instead of quoting a negative
+// cost per piece, and the model, which needs a positive cost, is left out.
+TEST(Advise, MorePiecesFasterInAllIsNoNegativeCost) {
+  const auto prefetch = row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
+  const auto d = doc_with({prefetch, pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 20.2e-3, 0, "prefetch"),
+                           pipeline_row(1, 60e-3, 4096, "prefetch"), pipeline_row(16, 42e-3, 4096, "prefetch"),
+                           pipeline_row(1, 19e-3, 0, "pinned_copy"), pipeline_row(16, 18.4e-3, 0, "pinned_copy")});
+  std::string findings;
+  for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
+  EXPECT_NE(findings.find("16 chunks took 600 us less than one in all: no cost of a further copy shows"), std::string::npos)
+      << findings;
+  EXPECT_NE(findings.find("16 chunks took 300 us less than one in all: no cost of a further prefetch shows"), std::string::npos)
+      << findings;
+  EXPECT_EQ(findings.find("added -"), std::string::npos) << findings;
+  EXPECT_EQ(findings.find("the model's best"), std::string::npos) << "no positive cost, no model: " << findings;
+  const auto all = larger_than_gpu_evidence(d);
+  EXPECT_NE(all.find("16 chunks took 300 us less than one in all"), std::string::npos) << all;
+  EXPECT_EQ(all.find("added -"), std::string::npos) << all;
+  EXPECT_EQ(all.find("predicts"), std::string::npos) << all;
+  EXPECT_NE(all.find("16 chunks ran 1.43x one prefetch then the kernels"), std::string::npos) << all;
+}
+
 // Past the free memory the answer quotes the fault path and, where `stream` ran, the best of
 // each feed at the lightest kernels.
 TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
