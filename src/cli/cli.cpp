@@ -618,6 +618,10 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
             << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
             << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';
   if (!doc.incomplete.empty()) std::cerr << "memscope: the run is incomplete: " << doc.incomplete << '\n';
+  if (const auto n = boards_named(doc); n > 1)
+    std::cerr << "memscope: its rows were measured on " << n
+              << " boards of one model (runs merged with --replace, or a run resumed on another board); each row's run names its "
+                 "board\n";
   return exit_ok;
 }
 

@@ -814,6 +814,15 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
   return out;
 }
 
+std::size_t boards_named(const results_doc& doc) {
+  std::vector<std::string> keys;
+  for (const auto& s : doc.sources) {
+    const auto key = s.has_board ? board_key(s.host, s.device) : board_key(doc.host, doc.device);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  }
+  return std::max<std::size_t>(keys.size(), 1);
+}
+
 std::vector<results_doc> split_boards(const results_doc& doc) {
   if (!doc.fleet) return {doc};
   std::vector<std::string> keys;

@@ -187,6 +187,10 @@ std::string ceiling_cell(const case_result& row);
 /// One document per board, in the order the boards first appear; a document that is not a
 /// fleet comes back alone. Each board's document has that board's header and runs.
 std::vector<results_doc> split_boards(const results_doc& doc);
+/// How many boards a document's runs name (a run that names none is the header's board): more
+/// than one where runs of one model were merged with --replace, or a run was resumed on another
+/// board of its model. Such a document is still one board's to split_boards and the fleet table.
+std::size_t boards_named(const results_doc& doc);
 
 /// One row as the results file and the journal write it, and back (validated; `where` names
 /// the file, `path` the row's place in it).

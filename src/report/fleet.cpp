@@ -93,6 +93,13 @@ std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, con
   // A board whose run stopped early is compared on the points it finished: said, not hidden.
   for (std::size_t i = 0; i < boards.size(); ++i)
     if (!boards[i].incomplete.empty()) lines.push_back(fmt::format("  {}: incomplete ({})", s[i].board, boards[i].incomplete));
+  // A board's rows measured on other boards too are compared as its own: said, so that a row
+  // that stands out is not pinned on a board that never ran it.
+  for (std::size_t i = 0; i < boards.size(); ++i)
+    if (const auto n = boards_named(boards[i]); n > 1)
+      lines.push_back(fmt::format("  {}: its rows come from {} boards of its model (runs merged with --replace, or a run resumed "
+                                  "on another board), all counted as this board's; each row's run names its board",
+                                  s[i].board, n));
   if (boards.size() == 2 && flagged)
     lines.push_back("  with two boards a difference cannot say which one is off: measure a third");
   else if (flagged == 0)

@@ -176,6 +176,31 @@ TEST(FleetMerge, RankFilesBecomeOneDocumentOfSeveralBoards) {
   EXPECT_THROW(merge({m, b}, {false, {"fleet.json", "again.json"}}), results_error);
 }
 
+// A run resumed on another board of its model: its runs name two boards; the document stays
+// one board's (the header's), and the per-board table says whose rows it counts as that board's.
+TEST(FleetMerge, ARunResumedOnAnotherBoardSaysItsRowsComeFromTwoBoards) {
+  auto resumed = board("node1", "GPU-1", 100, 50);
+  results_source first, second;
+  first.has_board = second.has_board = true;
+  first.host = second.host = "node1";
+  first.device = resumed.device;
+  second.device = resumed.device;
+  second.device.uuid = "GPU-3";
+  resumed.sources = {first, second};
+  resumed.results[1].source = 1;
+  EXPECT_EQ(boards_named(resumed), 2u);
+  EXPECT_EQ(split_boards(resumed).size(), 1u);
+  const auto lines = report::fleet_table({resumed, board("node2", "GPU-2", 100, 50)}, builtin_registry());
+  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("come from 2 boards") != std::string::npos; });
+  ASSERT_NE(said, lines.end());
+  EXPECT_NE(said->find("GPU-1"), std::string::npos) << *said;
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("come from") != std::string::npos; }), 1);
+  // A document of one run, or of runs that name no board, names one.
+  EXPECT_EQ(boards_named(board("node1", "GPU-1", 100, 50)), 1u);
+  resumed.sources[0].has_board = resumed.sources[1].has_board = false;
+  EXPECT_EQ(boards_named(resumed), 1u);
+}
+
 // A rank stopped by the job's time limit: merge keeps its stop with its run, the document
 // says which file stopped, and the per-board table names the board compared on fewer points.
 TEST(FleetMerge, ARankThatStoppedEarlySaysSoInTheMergedDocumentAndTheTable) {
