@@ -577,12 +577,15 @@ results_doc results_from_json(const json& j, const std::string& where) {
 
 std::string board_key(const std::string& host, const device_info& device) { return host + '/' + device.uuid; }
 
+namespace {
+/// The board of a document's run: its own, or the header's where the run names none.
+std::string source_board(const results_doc& doc, const results_source& s) {
+  return s.has_board ? board_key(s.host, s.device) : board_key(doc.host, doc.device);
+}
+}  // namespace
+
 std::string board_of(const results_doc& doc, const case_result& row) {
-  if (row.source < doc.sources.size() && doc.sources[row.source].has_board) {
-    const auto& s = doc.sources[row.source];
-    return board_key(s.host, s.device);
-  }
-  return board_key(doc.host, doc.device);
+  return row.source < doc.sources.size() ? source_board(doc, doc.sources[row.source]) : board_key(doc.host, doc.device);
 }
 
 double copy_ceiling_of(const results_doc& doc, const case_result& row) {
@@ -817,7 +820,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
 std::size_t boards_named(const results_doc& doc) {
   std::vector<std::string> keys;
   for (const auto& s : doc.sources) {
-    const auto key = s.has_board ? board_key(s.host, s.device) : board_key(doc.host, doc.device);
+    const auto key = source_board(doc, s);
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
   }
   return std::max<std::size_t>(keys.size(), 1);
