@@ -47,7 +47,8 @@ namespace {
 struct run_flags {
   std::vector<std::string> patterns;
   std::vector<std::string> axes;
-  bool quick = false, cold = false;
+  bool quick = false;
+  std::string cold;  // --cold as given: "" (not given), "clean" (bare --cold) or "dirty"
   int device = 0;
   std::string devices;  // --device as given: "", "2", "0,2", "all"
   std::string json_path, csv_path, markdown_path, report_path;
@@ -174,8 +175,20 @@ timing_policy timing_from_flags(const run_flags& f) {
   if (const auto why = t.problem(); !why.empty()) throw usage_error(why);
   if (f.run_once && (f.min_samples || f.max_samples || f.min_time || f.max_noise_pct || f.timeout || f.resample_throttled))
     throw usage_error("--run-once takes one launch per point: it contradicts the stopping-rule options");
-  if (f.run_once && f.cold) throw usage_error("--run-once and --cold contradict each other: a profiler controls the caches");
+  if (f.run_once && !f.cold.empty()) throw usage_error("--run-once and --cold contradict each other: a profiler controls the caches");
   return t;
+}
+
+cold_mode cold_from_flags(const run_flags& f) {
+  // `--cold dirty` reads "dirty" as a pattern: say how to write it rather than "no case matches".
+  for (const auto& p : f.patterns)
+    if (p == "clean" || p == "dirty")
+      throw usage_error("'" + p + "' is not a suite or case: the L2 flush's kind is written --cold=" + p);
+  if (f.cold.empty()) return cold_mode::off;
+  if (f.cold == "clean") return cold_mode::clean;
+  if (f.cold == "dirty") return cold_mode::dirty;
+  throw usage_error("--cold takes clean (the default: L2 evicted by reads, no dirty line) or dirty (L2 left full of "
+                    "another buffer's dirty lines), not '" + f.cold + "'");
 }
 
 run_request request_from(const run_flags& f, bool verify_only, const std::string& command) {
@@ -184,7 +197,7 @@ run_request request_from(const run_flags& f, bool verify_only, const std::string
   for (const auto& a : f.axes) req.overrides.push_back(parse_axis_override(a));
   req.set = f.quick ? axis_set::quick : axis_set::full;
   req.verify_only = verify_only;
-  req.cold = f.cold;
+  req.cold = cold_from_flags(f);
   req.device = f.device;
   req.command = command;
   req.timing = timing_from_flags(f);
@@ -262,7 +275,7 @@ journal_args journal_args_from(const run_flags& f, const run_request& req) {
   a.patterns = f.patterns;
   a.axes = f.axes;
   a.quick = f.quick;
-  a.cold = f.cold;
+  a.cold = req.cold;
   a.verify = req.verify_only;
   a.device = f.device;
   a.timing = req.timing;
@@ -461,7 +474,7 @@ int do_run(const run_flags& given, bool verify_only, const std::string& command)
 
 int do_resume(const run_flags& given, const std::string& command) {
   const std::string path = given.resume_path;
-  if (!given.patterns.empty() || !given.axes.empty() || given.quick || given.cold || !given.json_path.empty() ||
+  if (!given.patterns.empty() || !given.axes.empty() || given.quick || !given.cold.empty() || !given.json_path.empty() ||
       !given.csv_path.empty() || !given.markdown_path.empty() || !given.report_path.empty() || !given.journal_path.empty() ||
       given.min_samples || given.max_samples || given.min_time || given.max_noise_pct || given.timeout ||
       given.throttle_threshold || given.run_once || given.resample_throttled || given.concurrent)
@@ -479,7 +492,7 @@ int do_resume(const run_flags& given, const std::string& command) {
   f.patterns = jc.args.patterns;
   f.axes = jc.args.axes;
   f.quick = jc.args.quick;
-  f.cold = jc.args.cold;
+  f.cold = jc.args.cold == cold_mode::off ? "" : flush_name(jc.args.cold);
   f.device = jc.args.device;
   f.devices = std::to_string(jc.args.device);
   f.json_path = jc.args.json_path;
@@ -790,7 +803,9 @@ int run_cli(int argc, char** argv) {
   run->add_option("--axis,-a", rf.axes, "NAME=V1,V2: replace an axis' values (e.g. bytes=2^28,1G); repeat for more axes")
       ->allow_extra_args(false);
   run->add_flag("--quick", rf.quick, "fewer sizes and samples");
-  run->add_flag("--cold", rf.cold, "flush the L2 before every sample");
+  run->add_flag("--cold{clean}", rf.cold,
+                "flush the L2 before every sample: --cold (or --cold=clean) evicts it by reads, leaving no dirty line; "
+                "--cold=dirty leaves it full of another buffer's dirty lines, as after a producer kernel");
   run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md; FILE.gz: gzip-compressed)");
   run->add_option("--csv", rf.csv_path, "write one CSV row per case point");
   run->add_option("--markdown", rf.markdown_path, "write a Markdown table");

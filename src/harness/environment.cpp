@@ -13,14 +13,15 @@
 
 namespace memscope {
 
-run_environment::run_environment(device_info dev, timing_policy policy, bool cold)
+run_environment::run_environment(device_info dev, timing_policy policy, cold_mode cold)
     : device_(std::move(dev)), policy_(policy), cold_(cold), telemetry_(device_.uuid) {
-  if (cold_) evictor_.emplace(static_cast<std::size_t>(std::max(device_.l2_bytes, 0)));
+  if (cold_ != cold_mode::off) evictor_.emplace(static_cast<std::size_t>(std::max(device_.l2_bytes, 0)));
 }
 
 void run_environment::flush_l2() {
-  if (!evictor_) throw std::logic_error("flush_l2 outside a cold run");
-  evictor_->evict(stream());
+  if (!evictor_ || cold_ == cold_mode::off) throw std::logic_error("flush_l2 outside a cold run");
+  if (cold_ == cold_mode::dirty) evictor_->evict_dirty(stream());
+  else evictor_->evict(stream());
 }
 
 timed_samples run_environment::time(const std::function<void(cudaStream_t)>& launch, exec_tag tag, bool compared,
@@ -47,7 +48,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
       prepare(s);
       MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     }
-    if (cold_) flush_l2();
+    if (cold_ != cold_mode::off) flush_l2();
     if (held) hold_.engage(s);
     try {
       if (!p.run_once) clock_.start(s);  // run-once: the profiler sees the case's launch alone
@@ -102,7 +103,7 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     throw_if_stop_requested();
 
     int batch = 1;
-    if (!cold_ && !prepare) {
+    if (cold_ == cold_mode::off && !prepare) {
       const double one = sample(1).seconds;
       // Capped so a held batch never fills the launch queue (the host would block on it).
       if (one < p.min_sample_s)
@@ -158,8 +159,11 @@ void run_environment::measure_copy_ceiling(std::size_t bytes) {
   // The ceiling is sampled in full even in a run-once run: every row's fraction divides by it.
   // Not behind the stream hold there: a profiler that serializes launches would replay the
   // hold kernel itself, which then spins until its timeout (seen under ncu without a filter).
+  // A dirty run's ceiling is the clean one: the hardware's copy, not the regime's.
   const timing_policy keep = policy_;
+  const cold_mode keep_cold = cold_;
   policy_.run_once = false;
+  if (cold_ == cold_mode::dirty) cold_ = cold_mode::clean;
   timed_samples t;
   try {
     t = time([&](cudaStream_t st) {
@@ -167,9 +171,11 @@ void run_environment::measure_copy_ceiling(std::size_t bytes) {
     }, keep.run_once ? exec_tag::sync : exec_tag::held);
   } catch (...) {
     policy_ = keep;
+    cold_ = keep_cold;
     throw;
   }
   policy_ = keep;
+  cold_ = keep_cold;
   copy_bytes_ = bytes;
   copy_gbps_ = 2.0 * static_cast<double>(bytes) / t.stats.median / 1e9;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // The device-side context of a run: stream, events, the L2-flush buffer, and the sampler.
 
+#include "harness/cold_mode.hpp"
 #include "harness/gpu_timing.hpp"
 #include "harness/nvml_telemetry.hpp"
 #include "harness/state.hpp"
@@ -27,18 +28,19 @@ struct timed_samples {
 
 class run_environment {
  public:
-  run_environment(device_info dev, timing_policy policy, bool cold);
+  run_environment(device_info dev, timing_policy policy, cold_mode cold);
 
   const device_info& device() const { return device_; }
   cudaStream_t stream() const { return stream_.get(); }
   const timing_policy& policy() const { return policy_; }
-  bool cold() const { return cold_; }
+  cold_mode cold() const { return cold_; }
   const nvml_telemetry& telemetry() const { return telemetry_; }
 
-  /// Evicts whatever earlier work left in L2, leaving no dirty line (cold runs only).
+  /// Evicts whatever earlier work left in L2, leaving it clean or full of dirty lines as the
+  /// run's cold mode says (cold runs only).
   void flush_l2();
 
-  /// Warm-up, then samples per the stopping rule; cold mode flushes L2 before each sample. With
+  /// Warm-up, then samples per the stopping rule; a cold run flushes L2 before each sample. With
   /// exec_tag::held (the default) the stream is held while the launches of a sample are
   /// enqueued, so only GPU time is measured; exec_tag::sync is for launches that wait on the
   /// GPU themselves. `compared` points (a baseline compares them with a sibling) take exactly
@@ -51,7 +53,8 @@ class run_environment {
                      bool compared = false, const std::function<void(cudaStream_t)>& prepare = {});
 
   /// Device-to-device cudaMemcpy bandwidth (bytes read + written per second, 1e9), measured
-  /// once per run on buffers past L2: the ceiling every row is compared with.
+  /// once per run on buffers past L2: the ceiling every row is compared with. A --cold=dirty
+  /// run measures it after a clean flush, so its rows' fractions show what the dirty lines cost.
   void measure_copy_ceiling(std::size_t bytes);
   double copy_ceiling_gbps() const { return copy_gbps_; }
   std::size_t copy_ceiling_bytes() const { return copy_bytes_; }
@@ -59,7 +62,7 @@ class run_environment {
  private:
   device_info device_;
   timing_policy policy_;
-  bool cold_;
+  cold_mode cold_;
   cuda_stream stream_;
   cuda_event start_, stop_;
   stream_hold hold_;

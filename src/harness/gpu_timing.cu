@@ -36,6 +36,14 @@ __global__ void l2_evict_kernel(const uint4* __restrict__ buf, std::size_t n, un
   if (acc == 0x9E3779B9u) *sink = acc;
 }
 
+// The same sweep writing: L2 is left holding the buffer's last lines, all dirty. The byte
+// value is the evict sweep's, so a clean sweep after a dirty one still never writes its sink.
+__global__ void l2_dirty_kernel(uint4* __restrict__ buf, std::size_t n) {
+  const uint4 v = make_uint4(0x5A5A5A5Au, 0x5A5A5A5Au, 0x5A5A5A5Au, 0x5A5A5A5Au);
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    buf[i] = v;
+}
+
 // One block per SM: the block's first thread stamps its SM's slot (SM ids may run past the SM
 // count, so slots cover %nsmid's range and anything beyond is left out).
 __global__ void clock_stamp_kernel(sm_clock_probe::stamp* out, int slots, unsigned long long seq) {
@@ -139,6 +147,11 @@ void l2_evictor::evict(cudaStream_t stream) {
   l2_evict_kernel<<<blocks_, 512, 0, stream>>>(
       reinterpret_cast<const uint4*>(buffer_.data()), buffer_.bytes() / sizeof(uint4), sink_.data());
   MEMSCOPE_CHECK_LAUNCH("l2_evict_kernel");
+}
+
+void l2_evictor::evict_dirty(cudaStream_t stream) {
+  l2_dirty_kernel<<<blocks_, 512, 0, stream>>>(reinterpret_cast<uint4*>(buffer_.data()), buffer_.bytes() / sizeof(uint4));
+  MEMSCOPE_CHECK_LAUNCH("l2_dirty_kernel");
 }
 
 }  // namespace memscope

@@ -1,7 +1,8 @@
 #pragma once
 // Two devices the sampler needs around every timed sample, so that what it times is GPU work
 // alone: a hold that keeps the stream idle while the host enqueues the launches (nvbench's
-// blocking kernel), and an L2 eviction that leaves no dirty line behind (cold runs).
+// blocking kernel), and an L2 eviction that leaves no dirty line behind (cold runs), or one
+// that leaves L2 full of dirty lines (--cold=dirty).
 
 #include "memscope/core/device_buffer.hpp"
 
@@ -39,10 +40,14 @@ class stream_hold {
 /// Evicts L2 by streaming reads over a buffer of twice its size: no line the sweep leaves is
 /// dirty, so no write-back of the sweep lands in the next timed sample, and lines a timed
 /// launch dirtied are written back during the sweep, before the next start event.
+/// evict_dirty() writes the buffer instead, as a producer kernel (or nvbench's memset flush)
+/// would: the lines a timed launch dirtied are still written back during the sweep, and the
+/// next sample starts with an L2 of the sweep's own dirty lines, whose write-back it pays.
 class l2_evictor {
  public:
   explicit l2_evictor(std::size_t l2_bytes);
   void evict(cudaStream_t stream);
+  void evict_dirty(cudaStream_t stream);
   std::size_t bytes() const { return buffer_.bytes(); }
 
  private:

@@ -24,10 +24,12 @@ std::size_t journal_contents::rows() const {
 namespace {
 
 json args_to_json(const journal_args& a) {
-  return {{"patterns", a.patterns}, {"axes", a.axes},   {"quick", a.quick},
-          {"cold", a.cold},         {"verify", a.verify}, {"device", a.device},
-          {"timing", to_json(a.timing)},
-          {"outputs", {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
+  json j = {{"patterns", a.patterns}, {"axes", a.axes},   {"quick", a.quick},
+            {"cold", a.cold != cold_mode::off}, {"verify", a.verify}, {"device", a.device},
+            {"timing", to_json(a.timing)},
+            {"outputs", {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
+  if (a.cold != cold_mode::off) j["cold_flush"] = flush_name(a.cold);
+  return j;
 }
 
 template <class T>
@@ -47,7 +49,13 @@ journal_args args_from_json(const json& j, const std::string& where) {
   a.patterns = get<std::vector<std::string>>(j, "patterns", where);
   a.axes = get<std::vector<std::string>>(j, "axes", where);
   a.quick = get<bool>(j, "quick", where);
-  a.cold = get<bool>(j, "cold", where);
+  a.cold = get<bool>(j, "cold", where) ? cold_mode::clean : cold_mode::off;
+  if (j.contains("cold_flush")) {
+    const auto f = get<std::string>(j, "cold_flush", where);
+    if (a.cold == cold_mode::off || (f != "clean" && f != "dirty"))
+      throw journal_error(where + ": \"cold_flush\" must be \"clean\" or \"dirty\", and only in a cold run");
+    a.cold = f == "dirty" ? cold_mode::dirty : cold_mode::clean;
+  }
   a.verify = get<bool>(j, "verify", where);
   a.device = get<int>(j, "device", where);
   if (!j.contains("timing")) throw journal_error(where + ": lacks \"timing\"");

@@ -5,6 +5,7 @@
 // process. Lines: a header (what was asked, on which GPU), then per process a segment line
 // (its copy ceiling, time, command) followed by its rows. Pure C++.
 
+#include "harness/cold_mode.hpp"
 #include "harness/results.hpp"
 #include "harness/timing_policy.hpp"
 
@@ -22,7 +23,8 @@ inline constexpr int journal_format_version = 1;
 /// What the run was asked to do: enough to plan it again.
 struct journal_args {
   std::vector<std::string> patterns, axes;  // axes as typed: "NAME=V1,V2"
-  bool quick = false, cold = false, verify = false;
+  bool quick = false, verify = false;
+  cold_mode cold = cold_mode::off;
   int device = 0;
   timing_policy timing;
   std::string json_path, csv_path, markdown_path, report_path;

@@ -216,6 +216,23 @@ std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c,
   return out;
 }
 
+/// `cold` and, for a cold run, how its flush left L2 (`cold_flush`, format 6 on).
+void put_cold(json& obj, cold_mode m) {
+  obj["cold"] = m != cold_mode::off;
+  if (m != cold_mode::off) obj["cold_flush"] = flush_name(m);
+}
+
+cold_mode cold_from_json(const checker& c, const json& obj, const std::string& path, int version) {
+  const bool cold = c.boolean(obj, path, "cold");
+  if (!obj.contains("cold_flush")) return cold ? cold_mode::clean : cold_mode::off;
+  if (version < 6) c.fail(path + ".cold_flush", "appears only from results format version 6 on");
+  if (!cold) c.fail(path + ".cold_flush", "appears only where cold is true");
+  const std::string f = c.str(obj, path, "cold_flush");
+  if (f == "clean") return cold_mode::clean;
+  if (f == "dirty") return cold_mode::dirty;
+  c.fail(path + ".cold_flush", "must be \"clean\" or \"dirty\"");
+}
+
 json result_to_json(const case_result& r) {
   json order = json::array();
   for (const auto& a : r.axes) order.push_back(a.first);
@@ -233,8 +250,8 @@ json result_to_json(const case_result& r) {
   if (r.timed) {
     j["samples"] = {{"count", r.stats.count}, {"median_s", r.stats.median}, {"min_s", r.stats.min},
                     {"max_s", r.stats.max},   {"mean_s", r.stats.mean},     {"stdev_s", r.stats.stdev},
-                    {"noise", r.stats.noise}, {"rse", r.stats.rse},         {"batch", r.batch},
-                    {"cold", r.cold}};
+                    {"noise", r.stats.noise}, {"rse", r.stats.rse},         {"batch", r.batch}};
+    put_cold(j["samples"], r.cold);
     // Rows carried over from files older than format 4 (merged, upgraded) lack these.
     if (!r.stop.empty()) {
       j["samples"]["converged"] = r.converged;
@@ -308,7 +325,7 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
     r.stats.noise = c.number(s, sp, "noise", 0, 1e6);
     if (r.stats.min > r.stats.median || r.stats.median > r.stats.max) c.fail(sp, "must have min_s <= median_s <= max_s");
     r.batch = c.integer<int>(s, sp, "batch", 1);
-    r.cold = c.boolean(s, sp, "cold");
+    r.cold = cold_from_json(c, s, sp, version);
     r.converged = true;  // older files did not record the rule: nothing to flag
     if (version >= 4) {
       r.stats.rse = c.number(s, sp, "rse", 0, 1e6);
@@ -491,12 +508,13 @@ json to_json(const results_doc& doc) {
       {"tool", {{"name", "memscope"}, {"version", doc.tool_version}, {"commit", doc.commit}}},
       {"created_utc", doc.created_utc},
       {"command", doc.command},
-      {"options", {{"mode", doc.mode}, {"quick", doc.quick}, {"cold", doc.cold}}},
+      {"options", {{"mode", doc.mode}, {"quick", doc.quick}}},
       {"device", to_json(doc.device)},
       {"ceilings", {{"copy_gbps", doc.copy_ceiling_gbps}, {"copy_bytes", doc.copy_ceiling_bytes}}},
       {"sources", sources_to_json(doc.sources)},
       {"results", results},
   };
+  put_cold(j["options"], doc.cold);
   if (doc.timing) j["timing"] = to_json(*doc.timing);
   if (!doc.telemetry_note.empty()) j["telemetry_note"] = doc.telemetry_note;
   if (!doc.host.empty()) j["host"] = doc.host;
@@ -529,7 +547,7 @@ results_doc results_from_json(const json& j, const std::string& where) {
   doc.mode = c.str(opt, "$.options", "mode");
   if (doc.mode != "run" && doc.mode != "verify") c.fail("$.options.mode", "must be \"run\" or \"verify\"");
   doc.quick = c.boolean(opt, "$.options", "quick");
-  doc.cold = c.boolean(opt, "$.options", "cold");
+  doc.cold = cold_from_json(c, opt, "$.options", doc.format_version);
   doc.device = device_from_json(c, c.field(j, "$", "device"), "$.device");
   const auto& ceil = c.field(j, "$", "ceilings");
   doc.copy_ceiling_gbps = c.number(ceil, "$.ceilings", "copy_gbps");
@@ -753,8 +771,8 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
       throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " + d.device.name +
                           " in " + name(i) + ") cannot be merged into one document: compare them instead");
     if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)
-      throw results_error(name(i) + " was measured with other options (mode, --quick or --cold) than " + name(0) +
-                          ": its figures are not comparable");
+      throw results_error(name(i) + " was measured with other options (mode, --quick or --cold, clean or dirty) than " +
+                          name(0) + ": its figures are not comparable");
     runs[i] = runs_of(d, name(i));
     for (const auto& s : runs[i])
       if (s.tool_version != out.tool_version)

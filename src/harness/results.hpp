@@ -3,6 +3,7 @@
 // Field names are stable; docs/results-format.md describes them. Pure C++.
 
 #include "harness/axis.hpp"
+#include "harness/cold_mode.hpp"
 #include "harness/stats.hpp"
 #include "harness/timing_policy.hpp"
 #include "memscope/core/device_info.hpp"
@@ -22,8 +23,9 @@ namespace memscope {
 /// 3: merged documents (`sources`, row `source`). 4: the stopping rule and telemetry: rows carry
 /// `samples.times_s`, `converged`, `stop`, `clock` and `telemetry`; the header `timing`.
 /// 5: fleet documents (several boards' rows in one document, `fleet`); a merged document's
-/// sources say which board measured them (`host`, `rank`, `device`).
-inline constexpr int results_format_version = 5;
+/// sources say which board measured them (`host`, `rank`, `device`). 6: a cold run says how its
+/// flush left L2 (`cold_flush`: "clean" or "dirty"; absent in older files: clean).
+inline constexpr int results_format_version = 6;
 inline constexpr int results_oldest_format_version = 1;
 inline constexpr const char* results_format_name = "memscope-results";
 
@@ -47,7 +49,7 @@ struct case_result {
   bool converged = false;     // met the stopping rule (format 4 on; older rows read as converged)
   std::string stop;           // why sampling stopped: see timing_policy.hpp ("" before format 4)
   int batch = 1;        // launches per timed sample
-  bool cold = false;    // L2 flushed before every sample
+  cold_mode cold = cold_mode::off;  // what L2 held at every sample's start
   std::uint64_t bytes_read = 0, bytes_written = 0, elements = 0;
   double gbps = 0;          // (bytes_read + bytes_written) / median, in 1e9 B/s
   double gbps_best = 0;     // the same over the fastest sample
@@ -97,7 +99,8 @@ struct results_source {
 struct results_doc {
   int format_version = results_format_version;
   std::string tool_version, commit, created_utc, command, mode;  // mode: "run" or "verify"
-  bool quick = false, cold = false;
+  bool quick = false;
+  cold_mode cold = cold_mode::off;
   device_info device;
   double copy_ceiling_gbps = 0;
   std::uint64_t copy_ceiling_bytes = 0;

@@ -4,6 +4,7 @@
 
 #include "harness/axis.hpp"
 #include "harness/registry.hpp"
+#include "harness/cold_mode.hpp"
 #include "harness/results.hpp"
 #include "harness/state.hpp"
 
@@ -18,7 +19,7 @@ struct run_request {
   std::vector<axis_override> overrides;
   axis_set set = axis_set::full;
   bool verify_only = false;
-  bool cold = false;
+  cold_mode cold = cold_mode::off;
   int device = 0;
   std::string command;  // as typed, for the results file
   timing_policy timing = timing_policy::full();

@@ -195,6 +195,7 @@ std::string timing_summary(const results_doc& doc) {
     }
   }
   std::string s = fmt::format("timing: {} of {} timed points met the stopping rule", converged, timed);
+  const std::string l2 = describe(doc.cold);
   if (doc.timing)
     s += doc.timing->run_once ? " (--run-once: one launch each)"
                               : fmt::format(" (at least {} samples and {:g} s of GPU time, relative standard error at most "
@@ -206,6 +207,7 @@ std::string timing_summary(const results_doc& doc) {
     for (const auto& [k, n] : stops) parts.push_back(fmt::format("{} {}", n, k == "fixed" ? "compared (fixed count)" : k));
     s += fmt::format("; not met: {}", fmt::join(parts, ", "));
   }
+  if (!l2.empty()) s += "\n" + l2;
   const double peak = doc.device.sm_clock_khz / 1e3;
   if (clocked > 0) {
     s += fmt::format("\nSM clock while timing: {} MHz (peak {:.0f} MHz)", figure_span(lo, hi), peak);

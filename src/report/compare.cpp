@@ -127,6 +127,20 @@ std::string gpu_relation(const results_doc& a, const results_doc& b) {
   return "the same GPU (" + terminal_safe(da.name) + ")";
 }
 
+std::string l2_relation(const results_doc& a, const results_doc& b) {
+  if (a.cold == b.cold) return {};
+  const auto what = [](cold_mode m) -> std::string {
+    switch (m) {
+      case cold_mode::off: return "warm (what the previous launch left)";
+      case cold_mode::clean: return "flushed clean (--cold)";
+      case cold_mode::dirty: return "full of dirty lines (--cold=dirty)";
+    }
+    return {};
+  };
+  return "L2 at every sample's start: A " + what(a.cold) + ", B " + what(b.cold) +
+         ": every ratio includes the change of regime, not only of code";
+}
+
 void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
   // Names and commands come from files: never let them drive the terminal.
   out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command), terminal_safe(a.device.name),
@@ -135,6 +149,7 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   std::size_t w0 = 4, w1 = 4;
   for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
   out << "GPUs: " << gpu_relation(a, b) << '\n';
+  if (const auto l2 = l2_relation(a, b); !l2.empty()) out << l2 << '\n';
   out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
                      "B median", "B/A", "p", "effect", "verdict");
   std::size_t unconverged = 0, figures = 0;

@@ -57,6 +57,10 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
 /// GPU models (... vs ...)".
 std::string gpu_relation(const results_doc& a, const results_doc& b);
 
+/// Where A and B began their samples with different L2 contents (warm, --cold, --cold=dirty):
+/// a line that says so; "" where they are alike.
+std::string l2_relation(const results_doc& a, const results_doc& b);
+
 /// Rows of B slower than A by more than `pct` percent (and beyond the noise).
 std::vector<const comparison_row*> regressions(const comparison& c, double pct);
 

@@ -61,8 +61,9 @@ std::string device_section(const results_doc& doc) {
   o += card(fmt::format("{} MHz", d.sm_clock_khz / 1000), "SM clock (peak)");
   o += card(format_cuda_version(d.driver_version) + " / " + format_cuda_version(d.runtime_version), "driver / runtime");
   o += "</div>";
-  // How the timing went: the stopping rule met or not, the clock range, NVML (runs of format 4).
-  if (doc.timing || doc.telemetry_note.size()) {
+  // How the timing went: the stopping rule met or not, the clock range, NVML (runs of format 4),
+  // what L2 held as each sample began (cold runs).
+  if (doc.timing || doc.telemetry_note.size() || doc.cold != cold_mode::off) {
     o += "<ul class=\"findings\">";
     for (const auto& line : split_lines(timing_summary(doc))) o += "<li>" + html_escape(line) + "</li>";
     o += "</ul>";

@@ -366,6 +366,9 @@ TEST(Cli, StoppingRuleAndJournalBadInput) {
   expect_one_line_error("run bandwidth --throttle-threshold 2", exit_usage, "--throttle-threshold");
   expect_one_line_error("run bandwidth --run-once --min-samples 5", exit_usage, "--run-once");
   expect_one_line_error("run bandwidth --run-once --cold", exit_usage, "contradict");
+  expect_one_line_error("run bandwidth --run-once --cold=dirty", exit_usage, "contradict");
+  expect_one_line_error("run bandwidth --cold=lukewarm", exit_usage, "--cold takes clean");
+  expect_one_line_error("run --cold dirty bandwidth", exit_usage, "written --cold=dirty");
   // An output directory that cannot exist is bad input, found before anything runs.
   expect_one_line_error("run bandwidth --json /proc/memscope/x.json", exit_usage, "cannot write");
   expect_one_line_error("run bandwidth --csv /dev/null/x.csv", exit_usage, "cannot write");
@@ -441,6 +444,32 @@ TEST(Cli, GpuRunRecordsClockAndConvergence) {
   EXPECT_EQ(row.times.size(), row.stats.count);
   EXPECT_FALSE(row.stop.empty());
   ASSERT_TRUE(doc.timing.has_value());
+}
+
+// --cold=dirty reaches every row and the header, survives an interruption through the journal,
+// and the run says what L2 held; the copy ceiling is still measured from a clean L2.
+TEST(Cli, GpuDirtyColdRunIsRecordedAndResumedAsDirty) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string dir = ::testing::TempDir() + "memscope-dirty-" + std::to_string(::getpid());
+  const std::string out = dir + "/dirty.json", journal = out + ".journal";
+  const auto first = run("run selftest --quick --quiet --cold=dirty --json " + out, "MEMSCOPE_SELFTEST=1 ");
+  EXPECT_EQ(first.code, memscope::exit_runtime) << first.out;  // the selftest's fault stops it
+  ASSERT_TRUE(std::filesystem::exists(journal)) << first.out;
+  const auto resumed = run("run --resume " + journal + " --quiet", "MEMSCOPE_SELFTEST=1 ");
+  EXPECT_NE(resumed.out.find("L2 at every sample's start: full of another buffer's dirty lines"), std::string::npos)
+      << resumed.out;
+  const auto doc = memscope::load_results(out);
+  EXPECT_EQ(doc.cold, memscope::cold_mode::dirty);
+  std::size_t timed = 0;
+  for (const auto& r : doc.results)
+    if (r.timed) {
+      ++timed;
+      EXPECT_EQ(r.cold, memscope::cold_mode::dirty) << r.id();
+      EXPECT_EQ(r.batch, 1) << r.id();  // a flushed sample is one launch
+    }
+  EXPECT_GT(timed, 0u) << resumed.out;
+  EXPECT_GT(doc.copy_ceiling_gbps, 0);
+  std::filesystem::remove_all(dir);
 }
 
 // --concurrent: every GPU at once, a process each; each board writes its own file, and the

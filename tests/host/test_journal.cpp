@@ -308,6 +308,31 @@ TEST(TimingSummary, CountsUnconvergedAndThrottledPoints) {
   EXPECT_NE(html.find("throttled: SM clock down to 900 MHz"), std::string::npos);
 }
 
+TEST(Journal, KeepsTheColdFlush) {
+  for (const cold_mode m : {cold_mode::off, cold_mode::clean, cold_mode::dirty}) {
+    const auto path = temp_path("cold");
+    auto args = some_args();
+    args.cold = m;
+    {
+      journal_writer w(path, args, header_doc(4000).device, "memscope run bandwidth");
+      w.segment(header_doc(4000));
+    }
+    EXPECT_EQ(read_journal(path).args.cold, m);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(TimingSummary, SaysWhatL2HeldAtEverySamplesStart) {
+  results_doc d = header_doc(4000);
+  d.results = {sampled("a", 1e-3)};
+  EXPECT_EQ(timing_summary(d).find("L2 at every sample's start"), std::string::npos);  // warm: nothing to say
+  d.cold = cold_mode::clean;
+  EXPECT_NE(timing_summary(d).find("no line dirty (--cold)"), std::string::npos) << timing_summary(d);
+  d.cold = cold_mode::dirty;
+  EXPECT_NE(timing_summary(d).find("dirty lines, whose write-back each sample pays (--cold=dirty)"), std::string::npos);
+  EXPECT_NE(report::render_html(d, builtin_registry()).find("--cold=dirty"), std::string::npos);
+}
+
 TEST(TextOutput, ASpanWhoseEndsPrintAlikeIsOneFigure) {
   EXPECT_EQ(figure_span(104.4, 110.6), "104-111");
   EXPECT_EQ(figure_span(106.6, 107.4), "107");

@@ -609,6 +609,20 @@ TEST(Compare, SaysWhichGpusItCompares) {
   EXPECT_NE(report::gpu_relation(a, b).find("different GPU models"), std::string::npos);
 }
 
+TEST(Compare, SaysWhenTheTwoRunsStartedFromDifferentL2s) {
+  auto a = doc_with({row("s", "x", {}, 1e-3)});
+  auto b = a;
+  EXPECT_EQ(report::l2_relation(a, b), "");
+  b.cold = cold_mode::dirty;
+  EXPECT_EQ(report::l2_relation(a, b),
+            "L2 at every sample's start: A warm (what the previous launch left), B full of dirty lines (--cold=dirty): "
+            "every ratio includes the change of regime, not only of code");
+  a.cold = cold_mode::clean;
+  std::ostringstream out;
+  report::print(report::compare(a, b, builtin_registry()), a, b, out);
+  EXPECT_NE(out.str().find("A flushed clean (--cold), B full of dirty lines"), std::string::npos) << out.str();
+}
+
 TEST(Advise, TheHostSideBranchesAndTheirFigures) {
   const auto d = doc_with({});
   const auto host = [](advise::host_origin o, bool larger, int gpus) {

@@ -95,6 +95,43 @@ TEST(ResultsJson, RejectsOtherFormatsAndVersions) {
   EXPECT_THROW(results_from_json(m), results_error);
 }
 
+// A cold run says how its flush left L2; a warm run's file has no cold_flush, and older files
+// (before format 6) read as the clean flush they had.
+TEST(ResultsJson, TheColdFlushIsKeptAndCheckedByVersion) {
+  for (const cold_mode m : {cold_mode::off, cold_mode::clean, cold_mode::dirty}) {
+    auto d = sample_doc();
+    d.cold = d.results[0].cold = m;
+    const auto j = to_json(d);
+    EXPECT_EQ(j.at("options").at("cold"), m != cold_mode::off);
+    EXPECT_EQ(j.at("options").contains("cold_flush"), m != cold_mode::off);
+    const auto back = results_from_json(nlohmann::json::parse(j.dump()));
+    EXPECT_EQ(back.cold, m);
+    EXPECT_EQ(back.results[0].cold, m);
+  }
+  auto d = sample_doc();
+  d.cold = d.results[0].cold = cold_mode::dirty;
+  auto older = to_json(d);
+  older["format_version"] = 5;
+  EXPECT_THROW(results_from_json(older), results_error);  // cold_flush is version 6's
+  older["options"].erase("cold_flush");
+  older["results"][0]["samples"].erase("cold_flush");
+  EXPECT_EQ(results_from_json(older).cold, cold_mode::clean);
+  auto warm_but_dirty = to_json(d);
+  warm_but_dirty["options"]["cold"] = false;
+  try {
+    results_from_json(warm_but_dirty);
+    ADD_FAILURE() << "a warm run with a cold_flush was read";
+  } catch (const results_error& e) {
+    EXPECT_NE(std::string(e.what()).find("$.options.cold_flush: appears only where cold is true"), std::string::npos) << e.what();
+  }
+  auto unknown = to_json(d);
+  unknown["results"][0]["samples"]["cold_flush"] = "lukewarm";
+  EXPECT_THROW(results_from_json(unknown), results_error);
+  auto clean = sample_doc();
+  clean.cold = cold_mode::clean;
+  EXPECT_THROW(merge({d, clean}), results_error);  // one document holds one regime
+}
+
 TEST(ResultsJson, FileErrors) {
   EXPECT_THROW(load_results("/nonexistent/results.json"), results_error);
   const std::string path = ::testing::TempDir() + "truncated.json";

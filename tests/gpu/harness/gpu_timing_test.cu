@@ -9,6 +9,7 @@
 #include "memscope/core/device_buffer.hpp"
 
 #include <chrono>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -63,7 +64,7 @@ TEST(GpuTiming, AHoldNeverReleasedGivesUpAndSaysSo) {
 
 TEST(GpuTiming, SamplesExcludeHostWorkBetweenLaunches) {
   MEMSCOPE_REQUIRE_GPU();
-  run_environment env(query_device_info(0), timing_policy::quick(), false);
+  run_environment env(query_device_info(0), timing_policy::quick(), cold_mode::off);
   device_buffer<int> flag(1);
   // 1 ms of host work per launch (a planner, a slow argument marshal): outside every sample.
   const auto t = env.time([&](cudaStream_t q) {
@@ -87,13 +88,34 @@ TEST(GpuTiming, SamplesExcludeHostWorkBetweenLaunches) {
 
 TEST(GpuTiming, ColdRunsEvictWithoutError) {
   MEMSCOPE_REQUIRE_GPU();
-  run_environment env(query_device_info(0), timing_policy::quick(), true);
-  device_buffer<float> a(1 << 20), b(1 << 20);
-  const auto t = env.time([&](cudaStream_t q) {
-    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, q));
-  });
-  EXPECT_EQ(t.batch, 1);  // cold samples are never batched
-  EXPECT_GE(t.stats.count, static_cast<std::size_t>(timing_policy::quick().min_samples));
+  for (const cold_mode m : {cold_mode::clean, cold_mode::dirty}) {
+    run_environment env(query_device_info(0), timing_policy::quick(), m);
+    device_buffer<float> a(1 << 20), b(1 << 20);
+    const auto t = env.time([&](cudaStream_t q) {
+      MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, q));
+    });
+    EXPECT_EQ(t.batch, 1) << flush_name(m);  // cold samples are never batched
+    EXPECT_GE(t.stats.count, static_cast<std::size_t>(timing_policy::quick().min_samples));
+    env.measure_copy_ceiling(std::size_t{64} << 20);  // measured from a clean L2, then the run's mode again
+    EXPECT_GT(env.copy_ceiling_gbps(), 0);
+    EXPECT_EQ(env.cold(), m);
+  }
+}
+
+// The dirty flush writes its own buffer only: data a case left in device memory is untouched.
+TEST(GpuTiming, TheDirtyFlushLeavesOtherBuffersAlone) {
+  MEMSCOPE_REQUIRE_GPU();
+  run_environment env(query_device_info(0), timing_policy::quick(), cold_mode::dirty);
+  const std::size_t n = 1000003;
+  device_buffer<unsigned> d(n);
+  std::vector<unsigned> h(n);
+  for (std::size_t i = 0; i < n; ++i) h[i] = static_cast<unsigned>(i * 2654435761u);
+  MEMSCOPE_CUDA_CALL(cudaMemcpy(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
+  env.flush_l2();
+  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(env.stream()));
+  std::vector<unsigned> back(n, 0xDEADBEEFu);
+  MEMSCOPE_CUDA_CALL(cudaMemcpy(back.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(back, h);
 }
 
 TEST(GpuTiming, StoppingRuleAndClockAreRecorded) {
@@ -105,7 +127,7 @@ TEST(GpuTiming, StoppingRuleAndClockAreRecorded) {
   };
   timing_policy many = timing_policy::quick();
   many.min_samples = many.max_samples = 33;  // a rule that can only stop at 33
-  run_environment env(dev, many, false);
+  run_environment env(dev, many, cold_mode::off);
   const auto t = env.time(copy);
   EXPECT_EQ(t.stats.count, 33u);
   EXPECT_EQ(t.times.size(), 33u);
