@@ -139,14 +139,14 @@ TEST(GpuTiming, StoppingRuleAndClockAreRecorded) {
 
   timing_policy loose = timing_policy::quick();
   loose.max_noise = 0.5;  // 50%: met as soon as min_samples and min_time are
-  run_environment env2(dev, loose, false);
+  run_environment env2(dev, loose, cold_mode::off);
   const auto l = env2.time(copy);
   EXPECT_TRUE(l.converged);
   EXPECT_STREQ(l.stop, stop_converged);
 
   timing_policy once = timing_policy::full();
   once.run_once = true;
-  run_environment env3(dev, once, false);
+  run_environment env3(dev, once, cold_mode::off);
   const auto o = env3.time(copy);
   EXPECT_EQ(o.stats.count, 1u);
   EXPECT_EQ(o.batch, 1);
