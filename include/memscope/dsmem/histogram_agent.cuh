@@ -30,6 +30,19 @@ struct alignas(16) sample_vector {
   SampleT v[size];
 };
 
+/// 16 bytes of samples, read once. They are marked evict-first where something else must stay
+/// cached on their way: counters in L2 (the global kernels, which hold runs back) or levels in L1
+/// (range rules search them through the read-only path: __ldg samples cost 256 range bins 3% on
+/// an H100). Elsewhere the counters live in shared memory and the mark protects nothing; when
+/// the launch finds L2 full of another kernel's dirty lines (its input just written, or
+/// --cold=dirty) it cost the 256-bin float kernel 4.3% on an H100, 0.976x CUB instead of 1.02x
+/// (results/h100/dirty-l2/). From a warm or clean L2 the two loads time alike.
+template <bool KeepCaches>
+__device__ __forceinline__ uint4 load_samples(const void* p) {
+  if constexpr (KeepCaches) return __ldcs(reinterpret_cast<const uint4*>(p));
+  else return __ldg(reinterpret_cast<const uint4*>(p));
+}
+
 /// Counts a thread holds back for one bin while whole warps keep landing in it: under total
 /// contention (every sample in one bin) a warp then issues one atomic per run, not one per
 /// vector, and L2 stops serialising on one address (global atomics: 0.58x -> 4.1x CUB at 2^18
@@ -142,9 +155,8 @@ __device__ __forceinline__ void bin_vectors(const sample_vector<SampleT>* __rest
 #pragma unroll
     for (int u = 0; u < k_vectors; ++u) {
       const std::size_t i = base + u * threads;
-      // Read-once samples are marked evict-first, so they do not push counters out of L2.
       if (i < num_vectors) {
-        const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(vectors + i));
+        const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(vectors + i);
         std::memcpy(&v[u], &raw, sizeof(raw));
       }
     }
@@ -167,7 +179,7 @@ __device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* _
     SampleT values[Group * vec::size];
 #pragma unroll
     for (int j = 0; j < Group; ++j) {
-      const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(vectors + g * Group + j));
+      const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(vectors + g * Group + j);
       std::memcpy(values + j * vec::size, &raw, sizeof(raw));
     }
     bin_values<HoldRuns, Aggregate, 0>(values, 0, rule, add, run, local);
@@ -337,10 +349,9 @@ __device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Ad
         loaded |= 1u << u;
         position[u] = walk.position(c);
         const vec* v = walk.at(c);
-        // Read-once samples are marked evict-first, so they do not push counters out of L2.
 #pragma unroll
         for (int j = 0; j < Group; ++j) {
-          const uint4 raw = __ldcs(reinterpret_cast<const uint4*>(v + j));
+          const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(v + j);
           std::memcpy(values[u] + j * vec::size, &raw, sizeof(raw));
         }
       }
