@@ -36,11 +36,14 @@ struct alignas(16) sample_vector {
 /// an H100). Elsewhere the counters live in shared memory and the mark protects nothing; when
 /// the launch finds L2 full of another kernel's dirty lines (its input just written, or
 /// --cold=dirty) it cost the 256-bin float kernel 4.3% on an H100, 0.976x CUB instead of 1.02x
-/// (results/h100/dirty-l2/). From a warm or clean L2 the two loads time alike.
-template <bool KeepCaches>
-__device__ __forceinline__ uint4 load_samples(const void* p) {
-  if constexpr (KeepCaches) return __ldcs(reinterpret_cast<const uint4*>(p));
-  else return __ldg(reinterpret_cast<const uint4*>(p));
+/// (results/h100/dirty-l2/). From a warm or clean L2 the two loads time alike. 8-bit samples
+/// keep the mark as well: the byte kernel ran 1% slower with __ldg, from a dirty L2 and a warm one.
+template <bool HoldRuns, class Rule, class SampleT>
+__device__ __forceinline__ uint4 load_samples(const sample_vector<SampleT>* p) {
+  if constexpr (HoldRuns || rule_searches<Rule>::value || sizeof(SampleT) == 1)
+    return __ldcs(reinterpret_cast<const uint4*>(p));
+  else
+    return __ldg(reinterpret_cast<const uint4*>(p));
 }
 
 /// Counts a thread holds back for one bin while whole warps keep landing in it: under total
@@ -156,7 +159,7 @@ __device__ __forceinline__ void bin_vectors(const sample_vector<SampleT>* __rest
     for (int u = 0; u < k_vectors; ++u) {
       const std::size_t i = base + u * threads;
       if (i < num_vectors) {
-        const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(vectors + i);
+        const uint4 raw = load_samples<HoldRuns, Rule>(vectors + i);
         std::memcpy(&v[u], &raw, sizeof(raw));
       }
     }
@@ -179,7 +182,7 @@ __device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* _
     SampleT values[Group * vec::size];
 #pragma unroll
     for (int j = 0; j < Group; ++j) {
-      const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(vectors + g * Group + j);
+      const uint4 raw = load_samples<HoldRuns, Rule>(vectors + g * Group + j);
       std::memcpy(values + j * vec::size, &raw, sizeof(raw));
     }
     bin_values<HoldRuns, Aggregate, 0>(values, 0, rule, add, run, local);
@@ -351,7 +354,7 @@ __device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Ad
         const vec* v = walk.at(c);
 #pragma unroll
         for (int j = 0; j < Group; ++j) {
-          const uint4 raw = load_samples<HoldRuns || rule_searches<Rule>::value>(v + j);
+          const uint4 raw = load_samples<HoldRuns, Rule>(v + j);
           std::memcpy(values[u] + j * vec::size, &raw, sizeof(raw));
         }
       }
