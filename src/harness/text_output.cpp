@@ -228,16 +228,19 @@ std::string timing_summary(const results_doc& doc) {
 
 void write_csv(const results_doc& doc, std::ostream& out) {
   out << "suite,case,variant,axes,status,verification,samples,median_s,min_s,max_s,noise,bytes_read,bytes_written,"
-         "elements,gbps,fraction_of_copy,ceiling,fraction_of_ceiling,elements_per_s,converged,stop,sm_clock_mhz,throttled,detail\n";
+         "elements,gbps,fraction_of_copy,ceiling,fraction_of_ceiling,elements_per_s,converged,stop,sm_clock_mhz,throttled,"
+         "l2_start,detail\n";
   for (const auto& r : doc.results) {
     const auto ceiling = ceiling_of(r);
     const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
-    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{}\n",
+    // What L2 held as each sample began: a row read alone must not lose its regime.
+    const char* l2 = !r.timed ? "" : r.cold == cold_mode::off ? "warm" : flush_name(r.cold);
+    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{},{}\n",
                        csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
                        to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,
                        r.stats.max, r.stats.noise, r.bytes_read, r.bytes_written, r.elements, r.gbps,
                        r.fraction_of_copy, ceiling ? ceiling->name : "", ceiling ? fmt::format("{:.6g}", ceiling->fraction) : std::string(), r.elements_per_s, r.timed ? (unconverged(r) ? "no" : "yes") : "",
-                       csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "", csv_escape(detail));
+                       csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "", l2, csv_escape(detail));
   }
 }
 

@@ -130,6 +130,18 @@ TEST(ResultsJson, TheColdFlushIsKeptAndCheckedByVersion) {
   auto clean = sample_doc();
   clean.cold = cold_mode::clean;
   EXPECT_THROW(merge({d, clean}), results_error);  // one document holds one regime
+  // A CSV row carries its regime; an untimed row has none.
+  std::ostringstream csv;
+  write_csv(d, csv);
+  const auto lines = split_lines(csv.str());
+  ASSERT_GE(lines.size(), 3u);  // the header, the timed row, the skipped one
+  EXPECT_NE(lines[0].find(",throttled,l2_start,detail"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find(",dirty,"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].find("dirty"), std::string::npos) << lines[2];
+  d.results[0].cold = cold_mode::off;
+  std::ostringstream warm;
+  write_csv(d, warm);
+  EXPECT_NE(split_lines(warm.str())[1].find(",warm,"), std::string::npos);
 }
 
 TEST(ResultsJson, FileErrors) {
