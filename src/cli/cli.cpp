@@ -185,8 +185,7 @@ cold_mode cold_from_flags(const run_flags& f) {
     if (p == "clean" || p == "dirty")
       throw usage_error("'" + p + "' is not a suite or case: the L2 flush's kind is written --cold=" + p);
   if (f.cold.empty()) return cold_mode::off;
-  if (f.cold == "clean") return cold_mode::clean;
-  if (f.cold == "dirty") return cold_mode::dirty;
+  if (const auto m = flush_from(f.cold)) return *m;
   throw usage_error("--cold takes clean (the default: L2 evicted by reads, no dirty line) or dirty (L2 left full of "
                     "another buffer's dirty lines), not '" + f.cold + "'");
 }
@@ -492,7 +491,7 @@ int do_resume(const run_flags& given, const std::string& command) {
   f.patterns = jc.args.patterns;
   f.axes = jc.args.axes;
   f.quick = jc.args.quick;
-  f.cold = jc.args.cold == cold_mode::off ? "" : flush_name(jc.args.cold);
+  f.cold = jc.args.cold == cold_mode::off ? "" : to_string(jc.args.cold);
   f.device = jc.args.device;
   f.devices = std::to_string(jc.args.device);
   f.json_path = jc.args.json_path;

@@ -1,7 +1,9 @@
 #pragma once
 // What L2 holds when a timed sample starts: the regime a run's figures belong to.
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace memscope {
 
@@ -11,8 +13,18 @@ namespace memscope {
 /// lines, as a producer kernel does; the sample pays for their write-back (nvbench's flush).
 enum class cold_mode { off, clean, dirty };
 
-/// "clean" or "dirty", the results file's `cold_flush`; meaningful for a cold run only.
-inline const char* flush_name(cold_mode m) { return m == cold_mode::dirty ? "dirty" : "clean"; }
+/// "warm", "clean" or "dirty": the CSV's `l2_start`; a cold run's `cold_flush` and `--cold=` value.
+inline const char* to_string(cold_mode m) {
+  return m == cold_mode::dirty ? "dirty" : m == cold_mode::clean ? "clean" : "warm";
+}
+
+/// A cold flush by its name ("clean" or "dirty"), as --cold=, the results file and the journal
+/// spell it; nothing for any other text.
+inline std::optional<cold_mode> flush_from(std::string_view name) {
+  if (name == "clean") return cold_mode::clean;
+  if (name == "dirty") return cold_mode::dirty;
+  return std::nullopt;
+}
 
 /// A sentence for reports: what L2 held at the start of every sample ("" for a warm run).
 inline std::string describe(cold_mode m) {

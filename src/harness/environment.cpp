@@ -19,7 +19,7 @@ run_environment::run_environment(device_info dev, timing_policy policy, cold_mod
 }
 
 void run_environment::flush_l2() {
-  if (!evictor_ || cold_ == cold_mode::off) throw std::logic_error("flush_l2 outside a cold run");
+  if (!evictor_) throw std::logic_error("flush_l2 outside a cold run");
   if (cold_ == cold_mode::dirty) evictor_->evict_dirty(stream());
   else evictor_->evict(stream());
 }
@@ -160,22 +160,21 @@ void run_environment::measure_copy_ceiling(std::size_t bytes) {
   // Not behind the stream hold there: a profiler that serializes launches would replay the
   // hold kernel itself, which then spins until its timeout (seen under ncu without a filter).
   // A dirty run's ceiling is the clean one: the hardware's copy, not the regime's.
-  const timing_policy keep = policy_;
-  const cold_mode keep_cold = cold_;
+  // The run's own settings come back however time() returns.
+  struct restore {
+    run_environment& env;
+    const timing_policy policy;
+    const cold_mode cold;
+    ~restore() {
+      env.policy_ = policy;
+      env.cold_ = cold;
+    }
+  } const keep{*this, policy_, cold_};
   policy_.run_once = false;
   if (cold_ == cold_mode::dirty) cold_ = cold_mode::clean;
-  timed_samples t;
-  try {
-    t = time([&](cudaStream_t st) {
-      MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
-    }, keep.run_once ? exec_tag::sync : exec_tag::held);
-  } catch (...) {
-    policy_ = keep;
-    cold_ = keep_cold;
-    throw;
-  }
-  policy_ = keep;
-  cold_ = keep_cold;
+  const timed_samples t = time([&](cudaStream_t st) {
+    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
+  }, keep.policy.run_once ? exec_tag::sync : exec_tag::held);
   copy_bytes_ = bytes;
   copy_gbps_ = 2.0 * static_cast<double>(bytes) / t.stats.median / 1e9;
 }

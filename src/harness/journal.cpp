@@ -24,11 +24,10 @@ std::size_t journal_contents::rows() const {
 namespace {
 
 json args_to_json(const journal_args& a) {
-  json j = {{"patterns", a.patterns}, {"axes", a.axes},   {"quick", a.quick},
-            {"cold", a.cold != cold_mode::off}, {"verify", a.verify}, {"device", a.device},
+  json j = {{"patterns", a.patterns}, {"axes", a.axes}, {"quick", a.quick}, {"verify", a.verify}, {"device", a.device},
             {"timing", to_json(a.timing)},
             {"outputs", {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
-  if (a.cold != cold_mode::off) j["cold_flush"] = flush_name(a.cold);
+  put_cold(j, a.cold);
   return j;
 }
 
@@ -51,10 +50,10 @@ journal_args args_from_json(const json& j, const std::string& where) {
   a.quick = get<bool>(j, "quick", where);
   a.cold = get<bool>(j, "cold", where) ? cold_mode::clean : cold_mode::off;
   if (j.contains("cold_flush")) {
-    const auto f = get<std::string>(j, "cold_flush", where);
-    if (a.cold == cold_mode::off || (f != "clean" && f != "dirty"))
+    const auto m = flush_from(get<std::string>(j, "cold_flush", where));
+    if (a.cold == cold_mode::off || !m)
       throw journal_error(where + ": \"cold_flush\" must be \"clean\" or \"dirty\", and only in a cold run");
-    a.cold = f == "dirty" ? cold_mode::dirty : cold_mode::clean;
+    a.cold = *m;
   }
   a.verify = get<bool>(j, "verify", where);
   a.device = get<int>(j, "device", where);

@@ -216,20 +216,12 @@ std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c,
   return out;
 }
 
-/// `cold` and, for a cold run, how its flush left L2 (`cold_flush`, format 6 on).
-void put_cold(json& obj, cold_mode m) {
-  obj["cold"] = m != cold_mode::off;
-  if (m != cold_mode::off) obj["cold_flush"] = flush_name(m);
-}
-
 cold_mode cold_from_json(const checker& c, const json& obj, const std::string& path, int version) {
   const bool cold = c.boolean(obj, path, "cold");
   if (!obj.contains("cold_flush")) return cold ? cold_mode::clean : cold_mode::off;
   if (version < 6) c.fail(path + ".cold_flush", "appears only from results format version 6 on");
   if (!cold) c.fail(path + ".cold_flush", "appears only where cold is true");
-  const std::string f = c.str(obj, path, "cold_flush");
-  if (f == "clean") return cold_mode::clean;
-  if (f == "dirty") return cold_mode::dirty;
+  if (const auto m = flush_from(c.str(obj, path, "cold_flush"))) return *m;
   c.fail(path + ".cold_flush", "must be \"clean\" or \"dirty\"");
 }
 
@@ -591,6 +583,11 @@ results_doc results_from_json(const json& j, const std::string& where) {
     seen[key] = i;
   }
   return doc;
+}
+
+void put_cold(json& obj, cold_mode m) {
+  obj["cold"] = m != cold_mode::off;
+  if (m != cold_mode::off) obj["cold_flush"] = to_string(m);
 }
 
 std::string board_key(const std::string& host, const device_info& device) { return host + '/' + device.uuid; }

@@ -190,6 +190,9 @@ std::string ceiling_cell(const case_result& row);
 /// One document per board, in the order the boards first appear; a document that is not a
 /// fleet comes back alone. Each board's document has that board's header and runs.
 std::vector<results_doc> split_boards(const results_doc& doc);
+/// Writes `cold` and, for a cold run, `cold_flush` ("clean" or "dirty") into a JSON object: a
+/// results file's options and rows, and a journal's arguments, say the regime alike.
+void put_cold(nlohmann::json& obj, cold_mode m);
 /// How many boards a document's runs name (a run that names none is the header's board): more
 /// than one where runs of one model were merged with --replace, or a run was resumed on another
 /// board of its model. Such a document is still one board's to split_boards and the fleet table.

@@ -195,7 +195,6 @@ std::string timing_summary(const results_doc& doc) {
     }
   }
   std::string s = fmt::format("timing: {} of {} timed points met the stopping rule", converged, timed);
-  const std::string l2 = describe(doc.cold);
   if (doc.timing)
     s += doc.timing->run_once ? " (--run-once: one launch each)"
                               : fmt::format(" (at least {} samples and {:g} s of GPU time, relative standard error at most "
@@ -207,7 +206,7 @@ std::string timing_summary(const results_doc& doc) {
     for (const auto& [k, n] : stops) parts.push_back(fmt::format("{} {}", n, k == "fixed" ? "compared (fixed count)" : k));
     s += fmt::format("; not met: {}", fmt::join(parts, ", "));
   }
-  if (!l2.empty()) s += "\n" + l2;
+  if (const std::string l2 = describe(doc.cold); !l2.empty()) s += "\n" + l2;
   const double peak = doc.device.sm_clock_khz / 1e3;
   if (clocked > 0) {
     s += fmt::format("\nSM clock while timing: {} MHz (peak {:.0f} MHz)", figure_span(lo, hi), peak);
@@ -234,7 +233,7 @@ void write_csv(const results_doc& doc, std::ostream& out) {
     const auto ceiling = ceiling_of(r);
     const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
     // What L2 held as each sample began: a row read alone must not lose its regime.
-    const char* l2 = !r.timed ? "" : r.cold == cold_mode::off ? "warm" : flush_name(r.cold);
+    const char* l2 = r.timed ? to_string(r.cold) : "";
     out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{},{}\n",
                        csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
                        to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,

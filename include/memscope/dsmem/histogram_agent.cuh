@@ -36,8 +36,9 @@ struct alignas(16) sample_vector {
 /// an H100). Elsewhere the counters live in shared memory and the mark protects nothing; when
 /// the launch finds L2 full of another kernel's dirty lines (its input just written, or
 /// --cold=dirty) it cost the 256-bin float kernel 4.3% on an H100: 0.969-0.991x CUB on 13 of 17
-/// inputs, where __ldg samples lead CUB on all 17 (results/h100/dirty-l2/). From a warm or clean L2 the two loads time alike. 8-bit samples
-/// keep the mark as well: the byte kernel ran 1% slower with __ldg, from a dirty L2 and a warm one.
+/// inputs, where __ldg samples lead CUB on all 17 (results/h100/dirty-l2/). From a warm or clean
+/// L2 the two loads time alike. 8-bit samples keep the mark as well: the byte kernel ran 1%
+/// slower with __ldg, from a dirty L2 and a warm one.
 template <bool HoldRuns, class Rule, class SampleT>
 __device__ __forceinline__ uint4 load_samples(const sample_vector<SampleT>* p) {
   if constexpr (HoldRuns || rule_searches<Rule>::value || sizeof(SampleT) == 1)

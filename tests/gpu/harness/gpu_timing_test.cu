@@ -94,7 +94,7 @@ TEST(GpuTiming, ColdRunsEvictWithoutError) {
     const auto t = env.time([&](cudaStream_t q) {
       MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, q));
     });
-    EXPECT_EQ(t.batch, 1) << flush_name(m);  // cold samples are never batched
+    EXPECT_EQ(t.batch, 1) << to_string(m);  // cold samples are never batched
     EXPECT_GE(t.stats.count, static_cast<std::size_t>(timing_policy::quick().min_samples));
     env.measure_copy_ceiling(std::size_t{64} << 20);  // measured from a clean L2, then the run's mode again
     EXPECT_GT(env.copy_ceiling_gbps(), 0);
