@@ -100,6 +100,7 @@ void library_vector64(const float* in, std::size_t ld_in, float* out, std::size_
 namespace order = tp::block_order;
 const tile_choice tile_choices[] = {
     {"vector64", library_vector64},
+    {"vector64-streaming", vector_with<tp::vector_policy<64, 64, 512, order::regions, true, 256>>()},
     {"64x64/256-rows", vector_with<tp::vector_policy<64, 64, 256, order::rows>>()},
     {"64x64/256", vector_with<tp::vector_policy<64, 64, 256, order::columns>>()},
     {"64x64/512", vector_with<tp::vector_policy<64, 64, 512, order::columns>>()},
@@ -190,7 +191,8 @@ void register_transpose(registry& reg) {
       .summary("the vector transpose's tile study: tile rows x columns / threads, block order, cache hints")
       .axis(axis::strings("tiles", tile_choice_names(),
                           "vector64: the library's (64x64/512-run256 down tile columns, taken from 64 KiB regions of "
-                          "the width in turn where the input pitch is a multiple of 128 KiB); else input rows x columns per tile / threads per "
+                          "the width in turn where the input pitch is a multiple of 128 KiB, no cache hints); vector64-streaming: the same "
+                          "with evict-first loads and stores (the library's until 2026-12-06); else input rows x columns per tile / threads per "
                           "block, blocks down tile columns unless -rows (along tile rows), -bandN (down bands of N "
                           "tile rows) or -diagonal; -run256: a warp writes 256 bytes of each of 2 output rows "
                           "(otherwise 128 of each of 4); -cached: no evict-first hints"))

@@ -155,8 +155,11 @@ struct vector_policy {
 /// output runs, blocks down tile columns, taken from 64 KiB regions in turn where the input
 /// pitch is a multiple of 128 KiB (block_order::regions). Chosen by transpose/vector_tiles on
 /// the H200: 1.4-1.5% faster than 256 threads with 128-byte runs, 3-11% faster than the earlier
-/// 64 x 64 / 256 along tile rows (results/h200/issue20/orders/tiles-runs.txt).
-using default_vector_policy = vector_policy<64, 64, 512, block_order::regions, true, 256>;
+/// 64 x 64 / 256 along tile rows (results/h200/issue20/orders/tiles-runs.txt). No evict-first
+/// hints: on an H100 they cost 1.1-1.5% at 16384 x 16384 from a warm, clean or dirty L2, and
+/// the kernel that runs next gains nothing from the lines they evict early (its time was the
+/// same after either), so the loss is not a cost moved elsewhere (results/h100/l2-regimes/).
+using default_vector_policy = vector_policy<64, 64, 512, block_order::regions, false, 256>;
 
 /// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order);
 /// `region_shift`: column_region_shift of the input pitch (block_order::regions only).
