@@ -156,9 +156,10 @@ struct vector_policy {
 /// pitch is a multiple of 128 KiB (block_order::regions). Chosen by transpose/vector_tiles on
 /// the H200: 1.4-1.5% faster than 256 threads with 128-byte runs, 3-11% faster than the earlier
 /// 64 x 64 / 256 along tile rows (results/h200/issue20/orders/tiles-runs.txt). No evict-first
-/// hints: on an H100 they cost 1.1-1.5% at 16384 x 16384 from a warm, clean or dirty L2, and
-/// the kernel that runs next gains nothing from the lines they evict early (its time was the
-/// same after either), so the loss is not a cost moved elsewhere (results/h100/l2-regimes/).
+/// hints: on an H100, without them it ran 1.2-2.3% faster from 64 MiB matrices up when L2 starts
+/// emptied or full of dirty lines, the same warm at 1 GiB, and 0.7-3.7% slower warm at 16-64 MiB
+/// (the same kernel re-run on its own L2-resident data, the one case evict-first helps); and the
+/// kernel that runs next gained nothing from the hints' early evictions (results/h100/l2-regimes/).
 using default_vector_policy = vector_policy<64, 64, 512, block_order::regions, false, 256>;
 
 /// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order);
