@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <type_traits>
 #include <cstdio>
 
 namespace memscope::suites {
@@ -87,6 +88,11 @@ transpose_fn vector_with() {
   };
 }
 
+/// Policy P with its loads' and stores' evict-first hints set to Streaming, all else P's: the
+/// library's tile with hints stays that tile whatever the library's tile becomes.
+template <class P, bool Streaming>
+using hinted = tp::vector_policy<P::tile_rows, P::tile_cols, P::threads, P::band, Streaming, P::run_chunks * 16>;
+
 struct tile_choice {
   const char* name;
   transpose_fn run;
@@ -98,9 +104,11 @@ void library_vector64(const float* in, std::size_t ld_in, float* out, std::size_
 
 // Each choice changes one thing from a neighbour: threads, output run, block order, hints, tile.
 namespace order = tp::block_order;
+static_assert(std::is_same_v<hinted<tp::default_vector_policy, tp::default_vector_policy::streaming>, tp::default_vector_policy>,
+              "hinted<> rebuilds a policy from its members");
 const tile_choice tile_choices[] = {
     {"vector64", library_vector64},
-    {"vector64-streaming", vector_with<tp::vector_policy<64, 64, 512, order::regions, true, 256>>()},
+    {"vector64-streaming", vector_with<hinted<tp::default_vector_policy, true>>()},
     {"64x64/256-rows", vector_with<tp::vector_policy<64, 64, 256, order::rows>>()},
     {"64x64/256", vector_with<tp::vector_policy<64, 64, 256, order::columns>>()},
     {"64x64/512", vector_with<tp::vector_policy<64, 64, 512, order::columns>>()},
