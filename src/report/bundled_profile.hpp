@@ -1,14 +1,18 @@
 #pragma once
-// The H200 reference profile compiled into the binary (results/h200/profile.json).
+// The reference profile compiled into the binary (results/h200/profile.json.gz).
 
 #include "harness/results.hpp"
 
 #include <optional>
+#include <string_view>
 
 namespace memscope {
 
-const char* bundled_profile_json();    // "" when none was bundled
-const char* bundled_profile_source();  // the repository path it came from
+std::string_view bundled_profile_gz();  // the embedded gzip bytes; empty when none was bundled
+const char* bundled_profile_source();   // the repository path it came from
+
+/// The bundled profile's JSON text, inflated once; "" when none was bundled.
+const char* bundled_profile_json();
 
 /// The bundled profile, parsed; nullopt when none was bundled.
 std::optional<results_doc> bundled_profile();
