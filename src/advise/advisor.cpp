@@ -340,13 +340,13 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
            "each block keeps a private copy in shared memory (shared atomics), then adds it to global memory once",
            fmt::format("{} fits one block's shared memory with room for several blocks per SM: no traffic leaves the SM "
                        "until the merge", bytes_text()),
-           {}, "memscope/dsmem/histogram.cuh", ""};
+           {}, "memscope/histogram/histogram.cuh", ""};
     } else if (tag == "split") {
       a = {"written/grid/cluster-split", "shared memory of a thread-block cluster, bin range split",
            "launch clusters of 2-4 blocks; each block keeps its part of the counters in shared memory and reads every sample "
            "of the cluster (L2 serves the repeated reads), so no atomic leaves its SM; merge once to global memory",
            fmt::format("{} is more than one block's shared memory holds but fits a few blocks'", bytes_text()),
-           {}, "memscope/dsmem/histogram.cuh", ""};
+           {}, "memscope/histogram/histogram.cuh", ""};
     } else if ((tag.empty() && fits_cluster) || tag == "cluster") {
       a = {"written/grid/cluster", "distributed shared memory (thread-block clusters)",
            "spread the data over the shared memory of a cluster's blocks (cluster.map_shared_rank, remote atomics), "
@@ -354,7 +354,7 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
            fmt::format("blocks must combine results; on compute capability 9.0+ a cluster of up to {} blocks shares up to {} "
                        "of shared memory, so the combining stays on chip",
                        doc ? doc->device.max_cluster_size_nonportable : 16, format_bytes(static_cast<double>(cluster_smem))),
-           {}, "memscope/dsmem/histogram.cuh", ""};
+           {}, "memscope/histogram/histogram.cuh", ""};
     } else {
       a = {"written/grid/global", "global memory with atomics (L2)",
            "atomics into global memory, where the counters stay in L2; against skew keep a few copies (block b adds to copy "
@@ -367,7 +367,7 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
                                     bytes_text())
            : fmt::format("{} exceeds what a cluster's shared memory holds ({})", bytes_text(),
                          format_bytes(static_cast<double>(cluster_smem))),
-           {}, "memscope/dsmem/histogram.cuh", ""};
+           {}, "memscope/histogram/histogram.cuh", ""};
     }
     if (counters) log.record(question::grid_counters, measured);
     log.cite(question::grid_counters_by_size);

@@ -19,7 +19,7 @@
 #include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
 
-#include "memscope/core/chase.hpp"
+#include "memscope/cache/chase_ring.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
 #include "memscope/core/verify.hpp"

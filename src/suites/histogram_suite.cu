@@ -18,9 +18,9 @@
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
-#include "memscope/dsmem/histogram.cuh"
-#include "memscope/dsmem/histogram_inputs.cuh"
-#include "memscope/dsmem/histogram_reference.hpp"
+#include "memscope/histogram/histogram.cuh"
+#include "suites/histogram_inputs.cuh"
+#include "memscope/histogram/reference.hpp"
 
 #include <cub/device/device_histogram.cuh>
 #include <cuda/std/array>

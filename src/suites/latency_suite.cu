@@ -5,7 +5,7 @@
 // (`latency/constant`), each point from 16 SMs spread over the GPU (chase_rows.cuh). Rows
 // report cycles (the mean over those SMs, their range beside it) and ns per load; the report's
 // findings split each curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
-// Nanoseconds use the SM clock measured in the same case (core/sm_clock.cuh).
+// Nanoseconds use the SM clock measured in the same case (src/probes/sm_clock.cuh).
 
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
@@ -20,7 +20,7 @@
 #include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
-#include "memscope/core/chase.hpp"
+#include "memscope/cache/chase_ring.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
 #include "memscope/texture/texture_object.cuh"

@@ -15,9 +15,9 @@
 #include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/l1_sweep.cuh"
+#include "probes/l1_sweep.cuh"
 #include "memscope/core/placement.hpp"
-#include "memscope/core/sm_census.cuh"
+#include "probes/sm_census.cuh"
 #include "memscope/core/verify.hpp"
 #include "memscope/registers/local_array.cuh"
 

@@ -1,7 +1,7 @@
 // A program of memscope's users: histogram_even in both of its forms, through the installed
 // (find_package) or the added (add_subdirectory) header library. Exit 77 without a GPU.
 
-#include <memscope/dsmem/histogram.cuh>
+#include <memscope/histogram/histogram.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -2,7 +2,7 @@
 // histogram_even, CUB's way. Bad levels are refused with cudaErrorInvalidValue and a message,
 // with or without a GPU; exit 77 where there is no GPU to run the rest on.
 
-#include <memscope/dsmem/histogram.cuh>
+#include <memscope/histogram/histogram.cuh>
 
 #include <cuda_runtime_api.h>
 

@@ -1,7 +1,7 @@
 // Histogram binning rule and strategy choice, without a GPU.
 
-#include "memscope/dsmem/histogram_plan.hpp"
-#include "memscope/dsmem/histogram_reference.hpp"
+#include "memscope/histogram/plan.hpp"
+#include "memscope/histogram/reference.hpp"
 
 #include <gtest/gtest.h>
 

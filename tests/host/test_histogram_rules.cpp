@@ -1,8 +1,8 @@
-// histogram_rules.hpp: the rules the kernels, the CPU reference and CUB agree on, beyond the
+// rules.hpp: the rules the kernels, the CPU reference and CUB agree on, beyond the
 // even and range rules test_histogram_plan.cpp covers: __half in half precision, interleaved
 // channels, 8-bit raw values.
 
-#include "memscope/dsmem/histogram_rules.hpp"
+#include "memscope/histogram/rules.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 #include "memscope/cache/bandwidth_reference.hpp"
-#include "memscope/core/chase.hpp"
+#include "memscope/cache/chase_ring.hpp"
 #include "memscope/core/placement.hpp"
 #include "memscope/global/coalescing_model.hpp"
 #include "memscope/shared/bank_model.hpp"

@@ -14,7 +14,7 @@
 // The __constant__ table and everything using it live in an anonymous namespace (see stencil.cuh).
 
 #include "memscope/constant/symbols.cuh"
-#include "memscope/core/chase.hpp"
+#include "memscope/cache/chase_ring.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/sm_id.cuh"
 

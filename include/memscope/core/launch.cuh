@@ -12,7 +12,7 @@
 
 namespace memscope {
 
-constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+__host__ __device__ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 /// Blocks of `kernel` the whole GPU holds at once at its occupancy. The occupancy query is
 /// cached per kernel and device: launchers run inside timed loops.

@@ -7,7 +7,7 @@
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/random.hpp"
-#include "memscope/core/sm_census.cuh"
+#include "probes/sm_census.cuh"
 #include "memscope/texture/texture_object.cuh"
 
 #include <vector>

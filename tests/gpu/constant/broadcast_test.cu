@@ -3,7 +3,7 @@
 
 #include "memscope/constant/broadcast.cuh"
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/sm_census.cuh"
+#include "probes/sm_census.cuh"
 
 #include <random>
 

@@ -6,7 +6,7 @@
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
 #include "memscope/core/random.hpp"
-#include "memscope/core/sm_clock.cuh"
+#include "probes/sm_clock.cuh"
 #include "memscope/core/verify.hpp"
 
 using namespace memscope;

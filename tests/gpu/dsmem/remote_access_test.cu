@@ -4,7 +4,7 @@
 
 #include "gpu/gpu_test.hpp"
 
-#include "memscope/core/chase.hpp"
+#include "memscope/cache/chase_ring.hpp"
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/placement.hpp"
 #include "memscope/dsmem/remote_access.cuh"

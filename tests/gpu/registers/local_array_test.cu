@@ -4,7 +4,7 @@
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/sm_census.cuh"
+#include "probes/sm_census.cuh"
 #include "memscope/registers/local_array.cuh"
 
 namespace rg = memscope::registers;

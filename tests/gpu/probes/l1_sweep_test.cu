@@ -4,8 +4,8 @@
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/device_info.hpp"
-#include "memscope/core/l1_sweep.cuh"
-#include "memscope/core/sm_census.cuh"
+#include "probes/l1_sweep.cuh"
+#include "probes/sm_census.cuh"
 
 using namespace memscope;
 

@@ -1,7 +1,7 @@
 #pragma once
 // The histogram dispatch (CUB's dispatch layer): plans a call for the device, leases scratch,
 // launches the strategy's kernel over a sample layout (one run, pitched rows) and any bin rule.
-// The public forms are in histogram.cuh and histogram_multi.cuh. Counters are kept where they
+// The public forms are in histogram.cuh and multi.cuh. Counters are kept where they
 // fit best:
 //   block_smem      every block privatises all bins in its shared memory;
 //   cluster_split   a thread-block cluster splits the bin range, each block reading every sample;
@@ -9,16 +9,16 @@
 //   global_private  copies of the counters in global memory (L2), warp aggregation and a
 //                   per-block shared-memory window, for any bin count and any skew;
 //   global_atomics  every sample adds to the output (one copy).
-// Layers as in CUB: the bin rules (histogram_rules.hpp), the per-sample loop
-// (histogram_agent.cuh), one kernel per strategy (histogram_kernels.cuh), the choice in plain
-// C++ (histogram_plan.hpp), this dispatch.
+// Layers as in CUB: the bin rules (rules.hpp), the per-sample loop
+// (agent.cuh), one kernel per strategy (kernels.cuh), the choice in plain
+// C++ (plan.hpp), this dispatch.
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/launch.cuh"
 #include "memscope/core/memo.hpp"
 #include "memscope/dsmem/cluster_launch.cuh"
-#include "memscope/dsmem/histogram_kernels.cuh"
-#include "memscope/dsmem/histogram_plan.hpp"
+#include "memscope/histogram/kernels.cuh"
+#include "memscope/histogram/plan.hpp"
 
 #include <algorithm>
 #include <cstddef>

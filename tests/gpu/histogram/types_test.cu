@@ -3,12 +3,12 @@
 // sample type CUB bins, __half included. Counts must equal CUB's and the CPU reference's exactly, on awkward
 // sizes and misaligned pointers, for the automatic choice and for forced strategies.
 
-#include "gpu/dsmem/histogram_checks.hpp"
+#include "gpu/histogram/checks.hpp"
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/dsmem/histogram.cuh"
-#include "memscope/dsmem/histogram_reference.hpp"
+#include "memscope/histogram/histogram.cuh"
+#include "memscope/histogram/reference.hpp"
 
 #include <cub/device/device_histogram.cuh>
 

@@ -6,7 +6,7 @@
 // scatters the combined counts to the channels' outputs at the end. Direct, two-phase and try_
 // forms, over contiguous pixels or pitched rows of pixels.
 
-#include "memscope/dsmem/histogram_dispatch.cuh"
+#include "memscope/histogram/dispatch.cuh"
 
 #include <cuda/std/array>
 

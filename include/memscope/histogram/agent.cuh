@@ -5,7 +5,7 @@
 // two sample layouts (one contiguous run; pitched rows). Kernels supply where a count goes
 // (`add`) and which bins they count locally.
 
-#include "memscope/dsmem/histogram_plan.hpp"
+#include "memscope/histogram/plan.hpp"
 
 #include "memscope/core/launch.cuh"
 
@@ -190,12 +190,12 @@ __device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* _
   }
 }
 
-constexpr int gcd_int(int a, int b) { return b == 0 ? a : gcd_int(b, a % b); }
+__host__ __device__ constexpr int gcd_int(int a, int b) { return b == 0 ? a : gcd_int(b, a % b); }
 
 /// The vectors one thread takes at a time (for_each_bin's unit of work): one, or a whole
 /// number of pixels where the channels do not divide a vector.
 template <class Rule, class SampleT>
-constexpr int unit_vectors() {
+__host__ __device__ constexpr int unit_vectors() {
   constexpr int channels = rule_channels<Rule>::value;
   constexpr int size = sample_vector<SampleT>::size;
   return channels > 1 && size % channels != 0 ? channels / gcd_int(size, channels) : 1;

@@ -4,7 +4,7 @@
 
 #include "gpu/gpu_test.hpp"
 
-#include "memscope/dsmem/histogram.cuh"
+#include "memscope/histogram/histogram.cuh"
 
 #include <algorithm>
 #include <string>

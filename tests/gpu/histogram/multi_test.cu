@@ -1,15 +1,15 @@
-// histogram_multi.cuh and the pitched-row forms of histogram.cuh: CUB's MultiHistogramEven /
+// multi.cuh and the pitched-row forms of histogram.cuh: CUB's MultiHistogramEven /
 // MultiHistogramRange (interleaved channels, some inactive) and the 2D forms (num_row_samples,
 // num_rows, row_stride_bytes). Counts must equal CUB's and the CPU reference's exactly, on
 // awkward sizes, misaligned rows and every strategy; the padding between rows is poisoned with
 // in-range samples, so a kernel that read it would count them.
 
-#include "gpu/dsmem/histogram_checks.hpp"
+#include "gpu/histogram/checks.hpp"
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/dsmem/histogram.cuh"
-#include "memscope/dsmem/histogram_reference.hpp"
+#include "memscope/histogram/histogram.cuh"
+#include "memscope/histogram/reference.hpp"
 
 #include <cub/device/device_histogram.cuh>
 

@@ -3,7 +3,7 @@
 // at the end, so a 2^28-sample check takes a fraction of a second. Pure C++.
 
 #include "memscope/core/parallel.hpp"
-#include "memscope/dsmem/histogram_plan.hpp"
+#include "memscope/histogram/plan.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include "gpu/gpu_test.hpp"
 
 #include "memscope/core/device_buffer.hpp"
-#include "memscope/core/sm_census.cuh"
+#include "probes/sm_census.cuh"
 #include "memscope/core/sm_id.cuh"
 
 #include <vector>

@@ -3,7 +3,7 @@
 // global atomics with copies, aggregation and a window; one block's shared memory; a DSMEM
 // cluster; a split cluster; and the fold that sums global copies.
 
-#include "memscope/dsmem/histogram_agent.cuh"
+#include "memscope/histogram/agent.cuh"
 
 #include <cooperative_groups.h>
 

@@ -2,13 +2,13 @@
 // memscope::histogram: the counts of cub::DeviceHistogram (HistogramEven, HistogramRange, their
 // pitched-row and multi-channel forms: same levels, same bin rules, 32- or 64-bit counters,
 // levels of their own type), faster, with the counters kept where they fit best
-// (histogram_dispatch.cuh). Every form comes three ways: direct (scratch leased from the
+// (dispatch.cuh). Every form comes three ways: direct (scratch leased from the
 // stream-ordered pool), CUB's two-phase (d_temp_storage == nullptr sets temp_storage_bytes),
 // and try_ forms returning cudaError_t that never throw. The throwing forms return the plan
 // they ran and throw std::invalid_argument (bad levels or sizes), memscope::unsupported (a
 // forced strategy this GPU or binary cannot run) or memscope::cuda_error (a CUDA call failed).
 
-#include "memscope/dsmem/histogram_dispatch.cuh"
+#include "memscope/histogram/dispatch.cuh"
 
 namespace memscope::histogram {
 
@@ -177,4 +177,4 @@ cudaError_t try_histogram_range(void* d_temp_storage, std::size_t& temp_storage_
 
 }  // namespace memscope::histogram
 
-#include "memscope/dsmem/histogram_multi.cuh"
+#include "memscope/histogram/multi.cuh"

@@ -1,10 +1,10 @@
 #pragma once
 // The histogram's strategy choice, in plain C++, so that it is tested without a GPU (the bin
-// rules it plans for are in histogram_rules.hpp).
+// rules it plans for are in rules.hpp).
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/host_device.hpp"
-#include "memscope/dsmem/histogram_rules.hpp"
+#include "memscope/histogram/rules.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -88,7 +88,7 @@ struct device_limits {
 
 /// Blocks of policy::block_threads threads with `smem` bytes of dynamic shared memory each that
 /// the shared memory and threads of one SM of `dev` admit, counting only 1 or 2: which build of
-/// a shared-memory kernel runs (histogram_kernels.cuh: where 2, the build ptxas sizes itself,
+/// a shared-memory kernel runs (kernels.cuh: where 2, the build ptxas sizes itself,
 /// two blocks per SM where its registers allow; where 1, the build for one block, with more
 /// registers).
 inline int shared_blocks_per_sm(const device_limits& dev, std::size_t smem) {
