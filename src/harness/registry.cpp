@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace memscope {
 
@@ -118,5 +121,34 @@ void check_overrides(const std::vector<const case_def*>& cases, const std::vecto
     if (!known) throw usage_error("--axis " + o.name + ": no selected case has an axis of that name");
   }
 }
+
+namespace {
+
+/// Filled by the registrars during static initialisation: a function-local static, so that it
+/// exists before the first registrar of any file runs.
+std::vector<std::pair<int, void (*)(registry&)>>& registrations() {
+  static std::vector<std::pair<int, void (*)(registry&)>> all;
+  return all;
+}
+
+}  // namespace
+
+suite_registrar::suite_registrar(int order, void (*add)(registry&)) { registrations().emplace_back(order, add); }
+
+const registry& builtin_registry() {
+  static const registry reg = [] {
+    auto all = registrations();
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (std::size_t i = 1; i < all.size(); ++i)
+      if (all[i].first == all[i - 1].first)
+        throw std::logic_error("two suites registered with order " + std::to_string(all[i].first) + "; each MEMSCOPE_REGISTER_SUITE needs its own");
+    registry r;
+    for (const auto& [order, add] : all) add(r);
+    return r;
+  }();
+  return reg;
+}
+
+std::vector<std::string> default_suites() { return {"bandwidth"}; }
 
 }  // namespace memscope

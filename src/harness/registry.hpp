@@ -104,8 +104,20 @@ void upgrade(results_doc& doc, const registry& reg);
 /// Checks that every --axis names an axis of at least one selected case.
 void check_overrides(const std::vector<const case_def*>& cases, const std::vector<axis_override>& overrides);
 
-/// Every suite memscope ships, registered in a fixed order (src/suites/all_suites.cpp).
+/// Every suite memscope ships: each suite's file registers itself (MEMSCOPE_REGISTER_SUITE), and
+/// the suites are added in the order they give, whatever order the linker put their files in.
 const registry& builtin_registry();
+
+/// Adds a suite's registration function to builtin_registry(). `order` places the suite in
+/// `memscope list`, in `run '*'` and in the report; two suites may not share one.
+struct suite_registrar {
+  suite_registrar(int order, void (*add)(registry&));
+};
+
+/// At namespace scope in the suite's own file, after its registration function: adding a suite
+/// edits no list. The tool links the suites' library whole, so no registrar is dropped.
+#define MEMSCOPE_REGISTER_SUITE(order, add) \
+  [[maybe_unused]] static const ::memscope::suite_registrar memscope_suite_registrar_##add { order, add }
 
 /// The suites `memscope run` runs when no pattern is given.
 std::vector<std::string> default_suites();

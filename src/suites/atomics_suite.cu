@@ -7,6 +7,7 @@
 // predicts.
 
 #include "core/device_query.hpp"
+#include "harness/registry.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "harness/suite.hpp"
@@ -15,7 +16,6 @@
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
 #include "suites/pair_rows.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/atomic/atomics.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -453,5 +453,7 @@ void register_atomics(registry& reg) {
   s.chart(tp).chart(types).chart(agg).chart(lat).finding(atomics_findings);
   s.fact(advise::question::atomic_contention, {"throughput", "aggregation"}, "atomics at low and full contention, and what warp aggregation buys", contention_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(190, register_atomics);
 
 }  // namespace memscope::suites

@@ -2,6 +2,7 @@
 // triad, write-only and read-only kernels on float and on 16-byte float4 elements, over
 // arrays well past the L2. Every launch's output is checked against a CPU reference first.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -12,7 +13,6 @@
 
 #include <optional>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/bandwidth/stream_kernels.cuh"
 #include "memscope/bandwidth/stream_reference.hpp"
@@ -221,5 +221,7 @@ void register_bandwidth(registry& reg) {
                                                   r->gbps, r->fraction_of_copy), r->gbps, "", ""};
          });
 }
+
+MEMSCOPE_REGISTER_SUITE(10, register_bandwidth);
 
 }  // namespace memscope::suites

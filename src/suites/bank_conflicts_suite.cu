@@ -2,6 +2,7 @@
 // words, cycles per warp-access measured in the kernel beside the predicted wavefronts; and the
 // fixes for a tile's column access (padding, XOR swizzle).
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -10,7 +11,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/launch.cuh"
@@ -159,5 +159,7 @@ void register_bank_conflicts(registry& reg) {
   column.peer_key = "the naive layout";
   s.chart(stride).chart(column).finding(bank_findings);
 }
+
+MEMSCOPE_REGISTER_SUITE(40, register_bank_conflicts);
 
 }  // namespace memscope::suites

@@ -6,6 +6,7 @@
 // loads; every block's wrapping sum is checked exactly. Findings name a level only where the
 // data shows its capacity edge.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -14,7 +15,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -186,5 +186,7 @@ void register_cache_bandwidth(registry& reg) {
   shared.with_sample_spread();
   s.chart(c).chart(shared).finding(cache_bandwidth_findings).upgrade(upgrade_row);
 }
+
+MEMSCOPE_REGISTER_SUITE(140, register_cache_bandwidth);
 
 }  // namespace memscope::suites

@@ -5,6 +5,7 @@
 // `matmul`: the seed's claim, a 32x32-tiled shared-memory matrix multiply at sizes below 512,
 //   512-2048 and above 2048 under the four preferences, each against PreferNone in the same run.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -14,7 +15,6 @@
 #include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/own_slice_common.cuh"
-#include "suites/suites.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
 #include "memscope/cache/cache_config.cuh"
@@ -163,5 +163,7 @@ void register_cache_config(registry& reg) {
   mm.keep = present::case_is("matmul");
   s.chart(reuse).chart(mm).finding(cache_config_findings);
 }
+
+MEMSCOPE_REGISTER_SUITE(160, register_cache_config);
 
 }  // namespace memscope::suites

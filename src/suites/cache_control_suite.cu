@@ -8,6 +8,7 @@
 // `prefetch`: a latency-bound walk with and without PTX prefetch.global.L2 ahead of it.
 // `alignment`: 30-float records, packed (120 B) vs __align__(128).
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -17,7 +18,6 @@
 #include <fmt/format.h>
 #include "harness/state.hpp"
 #include "suites/own_slice_common.cuh"
-#include "suites/suites.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
 #include "memscope/cache/cache_control.cuh"
@@ -334,5 +334,7 @@ void register_cache_control(registry& reg) {
   s.finding(cache_control_findings);
   s.fact(advise::question::l2_persisting_window, {"persistence"}, "an L2 persisting window over a hot table of N bytes", persisting_window_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(170, register_cache_control);
 
 }  // namespace memscope::suites

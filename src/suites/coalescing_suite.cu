@@ -2,6 +2,7 @@
 // for 4-, 8- and 16-byte elements, reads and writes; beside each figure, the efficiency the
 // 32-byte-sector model predicts. Plus cudaMalloc's alignment, checked.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -10,7 +11,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
@@ -228,5 +228,7 @@ void register_coalescing(registry& reg) {
   s.chart(offset).chart(stride).finding(coalescing_findings);
   s.fact(advise::question::misaligned_store_cost, {"offset"}, "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(30, register_coalescing);
 
 }  // namespace memscope::suites

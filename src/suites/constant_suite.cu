@@ -6,6 +6,7 @@
 // (`constant/symbols` is in constant_symbols.cu: this unit's table already fills the 64 KB bank,
 // and ptxas rejects a module with more: "File uses too much global constant data".)
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -16,7 +17,6 @@
 #include "harness/state.hpp"
 #include "suites/chase_rows.cuh"
 #include "suites/constant_chase_row.cuh"
-#include "suites/suites.hpp"
 
 #include "memscope/constant/broadcast.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -166,5 +166,7 @@ void register_constant(registry& reg) {
   s.fact(advise::question::uniform_read_cost, {"broadcast"}, "a warp-uniform read: constant cache against global memory", uniform_read_fact);
   s.fact(advise::question::divergent_constant_read_cost, {"broadcast"}, "a warp reading distinct words from the constant cache", divergent_read_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(70, register_constant);
 
 }  // namespace memscope::suites

@@ -2,9 +2,9 @@
 // cudaGetSymbolAddress / Size) and the 64 KB constant bank, read from the device. A unit of its
 // own: the broadcast cases' table fills the whole bank of theirs.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/constant/symbols.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -56,5 +56,7 @@ void register_constant_symbols(registry& reg) {
   suite s{reg, "constant"};
   s.add("symbols", symbols_case).summary("cudaMemcpyToSymbol/FromSymbol round trip, cudaGetSymbolAddress/Size, the 64 KB bank");
 }
+
+MEMSCOPE_REGISTER_SUITE(80, register_constant_symbols);
 
 }  // namespace memscope::suites

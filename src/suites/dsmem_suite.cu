@@ -5,6 +5,7 @@
 // DSMEM transpose claim, against the naive and the best shared-memory transpose.
 // Every point checks its data exactly; GPUs without clusters skip with the reason.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -16,7 +17,6 @@
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "suites/pair_rows.hpp"
-#include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
 
 #include "memscope/cache/chase_ring.hpp"
@@ -342,5 +342,7 @@ void register_dsmem(registry& reg) {
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
   s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory", remote_latency_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(120, register_dsmem);
 
 }  // namespace memscope::suites

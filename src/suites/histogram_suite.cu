@@ -6,6 +6,7 @@
 // types, counters; channels and pitched rows); `seed_table` is the seed's A100 table (10M
 // samples, global atomics / shared + global / DSMEM / 8-block DSMEM).
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -14,7 +15,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
@@ -819,5 +819,7 @@ void register_histogram(registry& reg) {
   s.fact(advise::question::grid_counters_by_size, {"even"}, "the automatic choice against CUB at every measured bin count", grid_counters_by_size_fact);
   s.fact(advise::question::remote_atomics_cost, {"even"}, "remote DSMEM atomics against a split cluster", remote_atomics_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(110, register_histogram);
 
 }  // namespace memscope::suites

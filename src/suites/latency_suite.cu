@@ -7,6 +7,7 @@
 // findings split each curve into plateaus (core/levels.hpp): the cache levels, their capacities and latencies.
 // Nanoseconds use the SM clock measured in the same case (src/probes/sm_clock.cuh).
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -17,7 +18,6 @@
 #include "harness/state.hpp"
 #include "suites/chase_rows.cuh"
 #include "suites/constant_chase_row.cuh"
-#include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/cache/chase_ring.hpp"
@@ -202,5 +202,7 @@ void register_latency(registry& reg) {
       .finding(latency_findings);
   s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes", dependent_load_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(130, register_latency);
 
 }  // namespace memscope::suites

@@ -6,13 +6,13 @@
 // reference is a pinned cudaMemcpyAsync of the same bytes, in the same run.
 
 #include "advise/questions.hpp"
+#include "harness/registry.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "harness/text_output.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
 #include "suites/host_link_row.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/parallel.hpp"
@@ -982,5 +982,7 @@ void register_managed(registry& reg) {
          chunk_cost_fact);
   s.fact(advise::question::oversubscription, {"oversubscribe", "stream"}, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(210, register_managed);
 
 }  // namespace memscope::suites

@@ -5,6 +5,7 @@
 // every point skips, saying so.
 
 #include "advise/questions.hpp"
+#include "harness/registry.hpp"
 #include "harness/nvml_nvlink.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
@@ -12,7 +13,6 @@
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
 #include "suites/chase_rows.cuh"
-#include "suites/suites.hpp"
 
 #include "memscope/cache/pointer_chase.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -269,5 +269,7 @@ void register_peer(registry& reg) {
       .finding(peer_findings);
   s.fact(advise::question::peer_access, {"copy"}, "another GPU's memory with and without peer access", peer_access_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(220, register_peer);
 
 }  // namespace memscope::suites

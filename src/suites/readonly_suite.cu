@@ -1,6 +1,7 @@
 // Suite `readonly`: a random gather from a table larger than L1 through plain loads,
 // const __restrict__ and __ldg: does the read-only (non-coherent) path help irregular reads?
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -9,7 +10,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
@@ -106,5 +106,7 @@ void register_readonly(registry& reg) {
   s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads"));
   s.fact(advise::question::random_gather, {"gather"}, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(100, register_readonly);
 
 }  // namespace memscope::suites

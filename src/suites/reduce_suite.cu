@@ -3,6 +3,7 @@
 // pure read kernel over the same values) in the same run. Float sums of whole numbers and int
 // sums are checked exactly.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -11,7 +12,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/bandwidth/stream_kernels.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -205,5 +205,7 @@ void register_reduce(registry& reg) {
   s.chart(c).finding(reduce_findings);
   s.fact(advise::question::block_reduction, {"sum"}, "a block-wide reduction through shared memory against CUB", block_reduction_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(20, register_reduce);
 
 }  // namespace memscope::suites

@@ -4,6 +4,7 @@
 // occupancy); a dependent chase through local memory that fits L1 or does not. Every thread's
 // result (or a deterministic sample of them) is checked exactly against the CPU reference.
 
+#include "harness/registry.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "harness/suite.hpp"
@@ -12,7 +13,6 @@
 #include "present/chart_spec.hpp"
 #include "present/figure.hpp"
 #include "present/findings.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "probes/l1_sweep.cuh"
@@ -359,5 +359,7 @@ void register_registers(registry& reg) {
   s.fact(advise::question::registers_at_occupancy, {"spill"}, "registers per thread at each occupancy, and what spilling costs",
          registers_at_occupancy_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(180, register_registers);
 
 }  // namespace memscope::suites

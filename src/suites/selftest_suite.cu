@@ -1,11 +1,11 @@
 // Cases that exist to test memscope itself, registered only when MEMSCOPE_SELFTEST=1 (never
 // listed, never in '*' otherwise): `fault` makes an illegal memory access, which leaves the
 // CUDA context unusable, so the journal and --resume can be shown to keep and finish a run.
+#include "harness/registry.hpp"
 #include "harness/state.hpp"
 #include "harness/suite.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/device_buffer.hpp"
-#include "suites/suites.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -61,5 +61,7 @@ void register_selftest(registry& reg) {
   s.add("fault", fault_case).summary("an illegal address: the CUDA context is lost");
   s.add("after", iota_case).summary("a verified fill, after the fault (reached by --resume)").axis(axis::integers("n", {1, 1000}));
 }
+
+MEMSCOPE_REGISTER_SUITE(230, register_selftest);
 
 }  // namespace memscope::suites

@@ -3,6 +3,7 @@
 // pointer, __ldg, or kernel parameters; and a variant without shared memory that leans on L1.
 // Checked against a double CPU reference at every point, edges included.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -11,7 +12,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/constant/stencil.cuh"
 #include "memscope/constant/stencil_reference.hpp"
@@ -156,5 +156,7 @@ void register_stencil(registry& reg) {
   s.fact(advise::question::coefficient_source_spread, {"central_difference"}, "the stencil's speed by coefficient source", coefficient_spread_fact);
   s.fact(advise::question::shared_tile_vs_l1, {"central_difference"}, "a shared tile with halos against L1 alone", tile_vs_l1_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(60, register_stencil);
 
 }  // namespace memscope::suites

@@ -6,6 +6,7 @@
 // `latency`: the same patterns as one warp of dependent loads (the seed's ns-per-access table).
 // `box3x3`: a 2D-local filter, global/__ldg on row-major memory vs a cudaArray texture.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -14,7 +15,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
 
 #include "memscope/core/device_buffer.hpp"
@@ -440,5 +440,7 @@ void register_texture(registry& reg) {
   s.chart(acc).chart(lat).chart(box).finding(texture_findings);
   s.fact(advise::question::texture_gather, {"access"}, "a random gather through a texture object against plain loads", texture_gather_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(150, register_texture);
 
 }  // namespace memscope::suites

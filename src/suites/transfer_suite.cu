@@ -5,6 +5,7 @@
 // bandwidth per direction, read from sysfs.
 
 #include "advise/questions.hpp"
+#include "harness/registry.hpp"
 #include "harness/state.hpp"
 #include "harness/stats.hpp"
 #include "harness/suite.hpp"
@@ -12,7 +13,6 @@
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
 #include "suites/host_link_row.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/stream_fork.hpp"
@@ -565,5 +565,7 @@ void register_transfer(registry& reg) {
          mixed_engines_fact);
   s.fact(advise::question::copy_overlap, {"overlap"}, "copies and a kernel on three streams against one", overlap_fact);
 }
+
+MEMSCOPE_REGISTER_SUITE(200, register_transfer);
 
 }  // namespace memscope::suites

@@ -1,6 +1,7 @@
 // Suite `transform`: the seed's 4x4 matrix applied to many float3 / float4 points, the matrix in
 // __constant__ memory, in global memory, or passed as a kernel parameter.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -9,7 +10,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 
 #include "memscope/constant/transform.cuh"
 #include "memscope/core/device_buffer.hpp"
@@ -85,5 +85,7 @@ void register_transform(registry& reg) {
   c.fixed_axis = "elements";
   s.chart(c).finding(present::spread_vs_baseline("speedup_vs_constant", "matrix outside __constant__, speed relative to __constant__"));
 }
+
+MEMSCOPE_REGISTER_SUITE(90, register_transform);
 
 }  // namespace memscope::suites

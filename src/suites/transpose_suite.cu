@@ -5,6 +5,7 @@
 // pads), checked exactly. Bytes: one read and one write per element, against the same-run
 // copy ceiling.
 
+#include "harness/registry.hpp"
 #include "harness/suite.hpp"
 #include "advise/questions.hpp"
 #include "harness/text_output.hpp"
@@ -13,7 +14,6 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
-#include "suites/suites.hpp"
 #include "suites/transpose_common.cuh"
 
 #include "memscope/bandwidth/stream_kernels.cuh"
@@ -219,5 +219,7 @@ void register_transpose(registry& reg) {
   tiles.keep = present::case_is("vector_tiles");
   s.chart(kernels).chart(tiles).finding(transpose_findings);
 }
+
+MEMSCOPE_REGISTER_SUITE(50, register_transpose);
 
 }  // namespace memscope::suites

@@ -83,6 +83,11 @@ TEST(Registry, BuiltinSuitesAreRegistered) {
                                          "managed", "peer", "readonly", "reduce", "registers", "stencil", "texture",
                                          "transfer", "transform", "transpose"};
   auto have = reg.suites();
+  // Each file registers itself; the order the suites give, not the linker's, is the order kept.
+  EXPECT_EQ(have, (std::vector<std::string>{"bandwidth", "reduce", "coalescing", "bank_conflicts", "transpose", "stencil",
+                                            "constant", "transform", "readonly", "histogram", "dsmem", "latency",
+                                            "cache_bandwidth", "texture", "cache_config", "cache_control", "registers",
+                                            "atomics", "transfer", "managed", "peer"}));
   std::sort(have.begin(), have.end());
   EXPECT_EQ(have, want);
   // The default run, case by case.
