@@ -1,8 +1,17 @@
 #!/usr/bin/env bash
 # Installs what memscope needs (Debian packages), then configures and builds it in ./build.
+# Usage: scripts/setup.sh [--portable]
 # Idempotent: a second run only rebuilds what changed. Needs the CUDA toolkit (nvcc) installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+portable=0
+for arg in "$@"; do
+  case "$arg" in
+    --portable) portable=1 ;;
+    -h|--help) echo "usage: scripts/setup.sh [--portable]   (MEMSCOPE_CMAKE_ARGS adds CMake options)"; exit 0 ;;
+    *) echo "setup: unknown argument '$arg' (usage: scripts/setup.sh [--portable])" >&2; exit 2 ;;
+  esac
+done
 
 # chromium: the report test renders the HTML report headless. python3 and zstd: the test of
 # scripts/kernel-diff.py, which reads nvcc's zstd-compressed fatbins.
@@ -25,16 +34,23 @@ if ! command -v nvcc >/dev/null 2>&1; then
 fi
 command -v nvcc >/dev/null || { echo "setup: nvcc (the CUDA toolkit) is required to build memscope" >&2; exit 1; }
 
-# One binary for every GPU nvcc 13.0 can target, unless the caller picks architectures
-# (MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 for a fast build for one GPU): machine code
-# for Turing to Hopper and for both Blackwells (sm_100 runs on sm_103 too, sm_120 on sm_121), so
-# no GPU of those spends its first run JIT-compiling hundreds of kernels; Hopper's PTX for the
-# rest (sm_110), JIT-compiled by the driver. Volta (70) needs a CUDA 12 toolkit.
-all_archs="75-real;80-real;86-real;89-real;90-real;100-real;120-real;90-virtual"
+# Which GPUs to compile for, unless the caller names architectures in MEMSCOPE_CMAKE_ARGS:
+# - default: the GPUs of this machine (CMake's "native"), or Hopper (sm_90 machine code and PTX)
+#   where no GPU answers nvidia-smi, such as a build machine;
+# - --portable: the fat binary packagers ship (-DMEMSCOPE_PORTABLE=ON: machine code for Turing to
+#   both Blackwells, PTX for later GPUs), about seven times the compilation.
 archs=()
 case "${MEMSCOPE_CMAKE_ARGS:-}" in
   *CMAKE_CUDA_ARCHITECTURES*) ;;
-  *) archs=("-DCMAKE_CUDA_ARCHITECTURES=$all_archs") ;;
+  *)
+    if ((portable)); then
+      archs=(-U CMAKE_CUDA_ARCHITECTURES -DMEMSCOPE_PORTABLE=ON)
+    elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+      archs=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=native)
+    else
+      archs=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=90)
+    fi
+    ;;
 esac
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${archs[@]}" ${MEMSCOPE_CMAKE_ARGS:-}
 cmake --build build -j "$(nproc)"
