@@ -14,7 +14,7 @@ for arg in "$@"; do
 done
 
 # chromium: the report test renders the HTML report headless. python3 and zstd: the test of
-# scripts/kernel-diff.py, which reads nvcc's zstd-compressed fatbins.
+# tools/kernel-diff.py, which reads nvcc's zstd-compressed fatbins.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev chromium python3 zstd)
 missing=()
 for p in "${packages[@]}"; do

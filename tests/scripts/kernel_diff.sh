@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/kernel-diff.py on PTX it must call equal (whitespace, comments, line records and
+# tools/kernel-diff.py on PTX it must call equal (whitespace, comments, line records and
 # debug sections differ), PTX it must call different (one kernel's body, one kernel more),
 # files it cannot read (exit 2), and a CUDA executable against itself.
 # Usage: kernel_diff.sh SCRIPT CUDA_EXECUTABLE WORK_DIR

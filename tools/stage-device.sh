@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Copies the built executables into .dev/ (git-ignored) so the device tool can carry them to
-# the GPU host, which has the driver but no toolkit and no Debian packages. The default fat
-# build makes a 62 MB memscope: for staging, build for the lent GPU alone
-# (MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=90 scripts/setup.sh) and, past 64 MiB, carry
-# a gzip of .dev (tar czf .devz/bundle.tgz .dev; untar it there).
+# Copies the built executables into .dev/ (git-ignored) so that they can be carried to a GPU
+# host that has the driver but no toolkit and no Debian packages. Build for that GPU alone
+# (scripts/setup.sh on a machine without a GPU builds for Hopper), and past the carrier's size
+# limit carry a compressed bundle (tar cJf .devz/bundle.txz .dev; untar it there).
+# Usage: tools/stage-device.sh   (after scripts/setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .dev && mkdir -p .dev

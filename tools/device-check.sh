@@ -2,7 +2,7 @@
 # Runs on the GPU host (through the device tool) from the repository root, with .dev carried:
 # the host, GPU and CLI tests, then `memscope verify` and `memscope run` of the suites named in
 # $@ (default: bandwidth), writing at most 7 files under $OUT.
-# Usage: scripts/device-check.sh [SUITE...]   (MEMSCOPE_RUN_ARGS adds flags to the run)
+# Usage: tools/device-check.sh [SUITE...]   (MEMSCOPE_RUN_ARGS adds flags to the run)
 set -uo pipefail
 out=${OUT:-/tmp/memscope-out}
 mkdir -p "$out"

@@ -1,12 +1,10 @@
 #!/usr/bin/env bash
-# The data-path checks of issue 18 on one GPU host, from the binaries staged in .dev/ (or the
-# xz bundle in .devz/): the NVLinks NVML reports, the GPU and CLI tests, verify of the three
-# data-path suites, the NUMA placement, a --concurrent run, two ranks emulating srun (on one
-# GPU their merge must be refused), memcheck over the new host-placement code, and, where it
-# was staged, the peer mode of the throw-away zero_copy_try (bulk copies over NVLink; build it
-# with nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -Iinclude
-# results/h200/issue18/experiments/zero_copy_try.cu -o .dev/zero_copy_try). Evidence goes to $1
-# (default ./ev).
+# The data-path checks on a GPU host (one GPU or several), from the binaries staged in .dev/
+# (tools/stage-device.sh) or the xz bundle in .devz/: the NVLinks NVML reports, the GPU and CLI
+# tests, verify of the three data-path suites, the NUMA placement, a --concurrent run, two
+# ranks emulating srun (on one GPU their merge must be refused) and memcheck over the
+# host-placement code. A staged .dev/zero_copy_try runs too (bulk peer copies over NVLink).
+# Usage: tools/data-path-check.sh [OUTDIR]   (default ./ev)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -x .dev/memscope ] || tar xJf .devz/bundle.txz

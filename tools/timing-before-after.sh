@@ -2,7 +2,7 @@
 # Runs the rows that the timing artefacts touch with two memscope binaries, one after the other
 # on the same GPU, writing before-*.json and after-*.json under $OUT (then, anywhere:
 # memscope compare before-X.json after-X.json). Used for the figures in docs/how-memscope-measures.md.
-# Usage: scripts/timing-before-after.sh OLD_MEMSCOPE NEW_MEMSCOPE
+# Usage: tools/timing-before-after.sh OLD_MEMSCOPE NEW_MEMSCOPE
 set -uo pipefail
 old=$1 new=$2
 out=${OUT:-/tmp/memscope-out}

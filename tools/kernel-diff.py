@@ -2,14 +2,14 @@
 """Which kernels two builds compiled differently: the device code each executable carries,
 kernel by kernel. Run it on the builds of an A/B before carrying them to a GPU: two builds
 should differ only in the kernels the change touches, and a baseline that is not what its
-name says shows at once (results/h100/ldg-ab/README.md: a "HEAD" that carried a patch).
+name says (a "HEAD" that carries a patch) shows at once.
 
 Reads the .nv_fatbin section of each ELF file (or a .ptx file), its PTX and its cubins
 (zstd-compressed entries through the `zstd` command), and compares every kernel's PTX body
 (whitespace, comments, line and debug records left out) and every kernel's SASS bytes (each
 cubin's .text.<kernel> section), per architecture.
 
-Usage: scripts/kernel-diff.py A B [--show N]
+Usage: tools/kernel-diff.py A B [--show N]
   A, B  executables or objects with device code, or PTX files (nvcc -ptx); against a PTX file,
         only the kernels it holds are compared
 Exit status: 0 when no kernel differs, 1 when some do, 2 when a file cannot be read.

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Evidence for the trust features, on the GPU host with .dev carried (scripts/stage-device.sh):
+# Evidence for the trust features, on the GPU host with .dev carried (tools/stage-device.sh):
 #   fault  - a test-only case kills the CUDA context; the journal keeps the rows; --resume ends the run
 #   ncu    - an NVTX range selects one case's launch in Nsight Compute (--run-once)
 #   pair   - two back-to-back runs of the same binary, compared (no verdict may appear)
 #   full   - `memscope run '*'` with the default stopping rule; strict: the same with a strict rule
-# Usage: scripts/trust-check.sh STEP...   Files go to $OUT.
+# Usage: tools/trust-check.sh STEP...   Files go to $OUT.
 set -uo pipefail
 out=${OUT:-/tmp/memscope-out}
 mkdir -p "$out"

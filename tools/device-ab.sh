@@ -2,16 +2,16 @@
 # Runs on the GPU host (through the device tool) from the repository root, with .devz carried:
 # an A/B of memscope builds, interleaved so that a drift of the board's clocks or temperature
 # falls on every build alike. .devz/bundle.txz holds .dev/memscope_<build> executables (build
-# them here in one directory, check them with scripts/kernel-diff.py, strip them, tar cJf it:
+# them here in one directory, check them with tools/kernel-diff.py, strip them, tar cJf it:
 # the device tool carries 64 MiB at most). Each round runs every program with every build in
 # turn, in the order given in odd rounds and reversed in even ones, so that no build always
 # follows the same one. A run that would start with less than 35 s of LIMIT_S left is skipped
 # and says so, and whatever was written is packed into $OUT/out.tgz even when the lease ends
-# first. Read the rounds with scripts/ab-table.py.
-# Usage: scripts/device-ab.sh LIMIT_S ROUNDS BUILDS NAME=ARGS...
+# first. Read the rounds with tools/ab-table.py.
+# Usage: tools/device-ab.sh LIMIT_S ROUNDS BUILDS NAME=ARGS...
 #   BUILDS  comma-separated suffixes: c,d runs .dev/memscope_c and .dev/memscope_d
 #   NAME=ARGS  memscope arguments (the run's --json is added), written to ev/NAME-BUILD-ROUND.*
-# Example: scripts/device-ab.sh 190 2 c,d \
+# Example: tools/device-ab.sh 190 2 c,d \
 #   "p1=run histogram/adversarial --axis strategy=auto,cub --axis bins=256 --max-samples 20 --quiet"
 set -uo pipefail
 [ $# -ge 4 ] || { sed -n '2,15p' "$0" >&2; exit 2; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints histogram/even as a strategy x bins table of ratios to CUB (one per distribution).
-Usage: scripts/histogram-table.py RUN.json"""
+Usage: tools/histogram-table.py RUN.json"""
 import json, sys
 from collections import defaultdict
 

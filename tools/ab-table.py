@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The rounds of scripts/device-ab.sh side by side: for every point of every program, each
+"""The rounds of tools/device-ab.sh side by side: for every point of every program, each
 build's median time (the mean over rounds of each run's median) and its ratio to the first
 build, with the ratio's range over rounds (a change smaller than that range is noise).
 
-Usage: scripts/ab-table.py DIR [NAME...]   (DIR holds NAME-BUILD-ROUND.json[.gz])
+Usage: tools/ab-table.py DIR [NAME...]   (DIR holds NAME-BUILD-ROUND.json[.gz])
        --builds c,d   the builds and their order (default: as found, sorted; the first is the base)
 """
 import argparse
