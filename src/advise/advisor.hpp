@@ -16,7 +16,7 @@ namespace memscope::advise {
 
 enum class mutability { unknown, read_only, written };
 enum class warp_access { unknown, uniform, coalesced, irregular };  // uniform: a warp reads one address
-enum class sharing { unknown, thread, block, grid };               // who uses the same data
+enum class sharing { unknown, thread, block, grid };                // who uses the same data
 /// Where the data starts, before any kernel: on the GPU already, or produced by the host once
 /// or anew every iteration.
 enum class host_origin { none, once, every_iteration };
@@ -46,7 +46,7 @@ struct answer {
   std::vector<std::string> evidence;  // measured figures, each naming its source
   std::string header;                 // where memscope demonstrates it
   std::string suite;                  // the suites whose facts were cited, comma-separated
-  std::string measure;                // `memscope run` patterns measuring every cited figure: "transfer/copy transfer/engines"
+  std::string measure;  // `memscope run` patterns measuring every cited figure: "transfer/copy transfer/engines"
 };
 
 /// Throws usage_error for contradictory or missing facts. `profile` may be null (no figures).

@@ -73,7 +73,8 @@ int concurrent_board() {
   if (v == nullptr || *v == '\0') return -1;
   char* end = nullptr;
   const long d = std::strtol(v, &end, 10);
-  if (*end != '\0' || d < 0 || d > 1023) throw usage_error(std::string(concurrent_board_variable) + "='" + v + "' is not a GPU ordinal");
+  if (*end != '\0' || d < 0 || d > 1023)
+    throw usage_error(std::string(concurrent_board_variable) + "='" + v + "' is not a GPU ordinal");
   return static_cast<int>(d);
 }
 
@@ -116,7 +117,8 @@ int do_info(int device, bool as_json) {
   } else {
     print_device(d, std::cout);
     std::cout << fmt::format("  {:<34} {}\n", "built for CUDA architectures", cuda_architectures);
-    std::cout << fmt::format("  {:<34} {}\n", "code that runs on this GPU", describe_code_here(code, d.compute_capability()));
+    std::cout << fmt::format("  {:<34} {}\n", "code that runs on this GPU",
+                             describe_code_here(code, d.compute_capability()));
     std::cout << fmt::format("  {:<34} {}\n", "NVLinks", describe_nvlinks(read_nvlinks(d.uuid)));
   }
   return exit_ok;
@@ -125,7 +127,8 @@ int do_info(int device, bool as_json) {
 /// The advice facts whose cases the patterns select: what `memscope advise` cites, and which
 /// cases measure each.
 int list_facts(const registry& reg, const std::vector<const case_def*>& cases) {
-  std::cout << fmt::format("{:<30} {:<36} {}\n", "fact (memscope advise cites it)", "measured by (memscope run ...)", "what it answers");
+  std::cout << fmt::format("{:<30} {:<36} {}\n", "fact (memscope advise cites it)", "measured by (memscope run ...)",
+                           "what it answers");
   for (const auto& s : reg.suite_infos())
     for (const auto& f : s.facts) {
       const bool selected =
@@ -173,9 +176,11 @@ timing_policy timing_from_flags(const run_flags& f) {
   if (f.min_samples && !f.max_samples) t.max_samples = std::max(t.max_samples, t.min_samples);
   if (f.min_time && !f.timeout) t.timeout_s = std::max(t.timeout_s, 2 * t.min_time_s);
   if (const auto why = t.problem(); !why.empty()) throw usage_error(why);
-  if (f.run_once && (f.min_samples || f.max_samples || f.min_time || f.max_noise_pct || f.timeout || f.resample_throttled))
+  if (f.run_once &&
+      (f.min_samples || f.max_samples || f.min_time || f.max_noise_pct || f.timeout || f.resample_throttled))
     throw usage_error("--run-once takes one launch per point: it contradicts the stopping-rule options");
-  if (f.run_once && !f.cold.empty()) throw usage_error("--run-once and --cold contradict each other: a profiler controls the caches");
+  if (f.run_once && !f.cold.empty())
+    throw usage_error("--run-once and --cold contradict each other: a profiler controls the caches");
   return t;
 }
 
@@ -186,8 +191,10 @@ cold_mode cold_from_flags(const run_flags& f) {
       throw usage_error("'" + p + "' is not a suite or case: the L2 flush's kind is written --cold=" + p);
   if (f.cold.empty()) return cold_mode::off;
   if (const auto m = flush_from(f.cold)) return *m;
-  throw usage_error("--cold takes clean (the default: L2 evicted by reads, no dirty line) or dirty (L2 left full of "
-                    "another buffer's dirty lines), not '" + f.cold + "'");
+  throw usage_error(
+      "--cold takes clean (the default: L2 evicted by reads, no dirty line) or dirty (L2 left full of "
+      "another buffer's dirty lines), not '" +
+      f.cold + "'");
 }
 
 run_request request_from(const run_flags& f, bool verify_only, const std::string& command) {
@@ -241,7 +248,8 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
     // Asked to stop: not an error, but not a finished run either (128 + N, as the signal would).
     const int sig = stop_signal();
     std::cerr << (sig ? "memscope: " : "memscope: error: ") << doc.incomplete << "; "
-              << (journal.empty()       ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
+              << (journal.empty()
+                      ? std::string("give --json FILE (or --journal FILE) to keep the rows of a run that stops")
                   : doc.results.empty() ? "no point was measured; run it again, or: memscope run --resume " + journal
                                         : "the rows measured so far are kept in " + journal +
                                               " and the outputs; finish the run with: memscope run --resume " + journal)
@@ -259,7 +267,9 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
 
 run_hooks journal_hooks(std::unique_ptr<journal_writer>& writer, progress_printer& progress) {
   run_hooks h;
-  h.progress = [&progress](std::size_t, std::size_t, const std::string& id, const std::string& axes) { progress.point(id, axes); };
+  h.progress = [&progress](std::size_t, std::size_t, const std::string& id, const std::string& axes) {
+    progress.point(id, axes);
+  };
   journal_writer* w = writer.get();
   if (w) h.on_start = [w](const results_doc& d) { w->segment(d); };
   h.on_row = [w, &progress](const case_result& r) {
@@ -290,12 +300,13 @@ journal_args journal_args_from(const run_flags& f, const run_request& req) {
 void announce(const char* what, const device_info& dev, std::size_t points, const timing_policy& t, bool verify_only,
               bool quiet) {
   if (quiet) return;
-  std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}", tool_version, what, dev.name, dev.cc_major,
-                           dev.cc_minor, points, points == 1 ? "" : "s");
+  std::cerr << fmt::format("memscope {}: {} on {} (sm_{}{}), {} case point{}", tool_version, what, dev.name,
+                           dev.cc_major, dev.cc_minor, points, points == 1 ? "" : "s");
   if (!verify_only)
-    std::cerr << fmt::format(t.run_once ? "; one launch per point (--run-once)"
-                                        : "; each point stops at {} samples, {:g} s of GPU time and {:g}% noise (relative "
-                                          "standard error), or after {:g} s",
+    std::cerr << fmt::format(t.run_once
+                                 ? "; one launch per point (--run-once)"
+                                 : "; each point stops at {} samples, {:g} s of GPU time and {:g}% noise (relative "
+                                   "standard error), or after {:g} s",
                              t.min_samples, t.min_time_s, 100 * t.max_noise, t.timeout_s);
   std::cerr << '\n';
 }
@@ -370,16 +381,17 @@ void prepare_board_outputs(const run_flags& f, const std::vector<int>& devices, 
   std::vector<std::string> outs;
   for (int d : devices) {
     const run_flags g = for_board(f, d, host);
-    for (const auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path}) outs.push_back(*p);
+    for (const auto* p : {&g.json_path, &g.csv_path, &g.markdown_path, &g.report_path, &g.journal_path})
+      outs.push_back(*p);
   }
   prepare_outputs(outs);
 }
 
 void announce_board_exit(const board_process& b) {
   std::cerr << fmt::format("memscope: GPU {} finished after {:.1f} s ({})\n", b.device, b.seconds,
-                           b.killed                ? "killed by " + signal_name(b.exit_code - 128)
-                           : b.exit_code > 128     ? "stopped by " + signal_name(b.exit_code - 128) + ", its rows written"
-                                                   : fmt::format("exit {}", b.exit_code));
+                           b.killed            ? "killed by " + signal_name(b.exit_code - 128)
+                           : b.exit_code > 128 ? "stopped by " + signal_name(b.exit_code - 128) + ", its rows written"
+                                               : fmt::format("exit {}", b.exit_code));
 }
 
 std::string read_whole(const std::string& path) {
@@ -391,13 +403,15 @@ std::string read_whole(const std::string& path) {
 /// and the per-board table from their results files.
 int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only) {
   if (b.rank.found())
-    throw usage_error("--concurrent: under " + b.rank.launcher + " every rank already runs at the same time as the others; "
+    throw usage_error("--concurrent: under " + b.rank.launcher +
+                      " every rank already runs at the same time as the others; "
                       "give each rank one GPU instead");
   const std::string host = host_name();
   prepare_board_outputs(f, b.devices, host);
   // The board processes' printed output, and their results files where the user named none.
   std::string dir = (std::filesystem::temp_directory_path() / "memscope-concurrent-XXXXXX").string();
-  if (mkdtemp(dir.data()) == nullptr) throw io_error("--concurrent: cannot create a temporary directory: " + std::string(std::strerror(errno)));
+  if (mkdtemp(dir.data()) == nullptr)
+    throw io_error("--concurrent: cannot create a temporary directory: " + std::string(std::strerror(errno)));
   struct cleanup {
     std::string dir;
     ~cleanup() {
@@ -407,8 +421,9 @@ int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only)
   } remove_dir{dir};
   const std::string json = f.json_path.empty() ? dir + "/run.json" : std::string();
   if (!f.quiet)
-    std::cerr << fmt::format("memscope: {} on GPU{} {} at once (--concurrent), one process each\n", verify_only ? "verify" : "run",
-                             b.devices.size() == 1 ? "" : "s", fmt::join(b.devices, ","));
+    std::cerr << fmt::format("memscope: {} on GPU{} {} at once (--concurrent), one process each\n",
+                             verify_only ? "verify" : "run", b.devices.size() == 1 ? "" : "s",
+                             fmt::join(b.devices, ","));
   const auto procs = run_boards_at_once(given_args(), b.devices, json, dir, f.quiet ? nullptr : announce_board_exit);
   int worst = exit_ok;
   std::vector<results_doc> docs;
@@ -473,11 +488,13 @@ int do_run(const run_flags& given, bool verify_only, const std::string& command)
 
 int do_resume(const run_flags& given, const std::string& command) {
   const std::string path = given.resume_path;
-  if (!given.patterns.empty() || !given.axes.empty() || given.quick || !given.cold.empty() || !given.json_path.empty() ||
-      !given.csv_path.empty() || !given.markdown_path.empty() || !given.report_path.empty() || !given.journal_path.empty() ||
-      given.min_samples || given.max_samples || given.min_time || given.max_noise_pct || given.timeout ||
-      given.throttle_threshold || given.run_once || given.resample_throttled || given.concurrent)
-    throw usage_error("--resume continues a run with the settings its journal recorded: give it alone (with --quiet if wanted)");
+  if (!given.patterns.empty() || !given.axes.empty() || given.quick || !given.cold.empty() ||
+      !given.json_path.empty() || !given.csv_path.empty() || !given.markdown_path.empty() ||
+      !given.report_path.empty() || !given.journal_path.empty() || given.min_samples || given.max_samples ||
+      given.min_time || given.max_noise_pct || given.timeout || given.throttle_threshold || given.run_once ||
+      given.resample_throttled || given.concurrent)
+    throw usage_error(
+        "--resume continues a run with the settings its journal recorded: give it alone (with --quiet if wanted)");
   journal_contents jc;
   try {
     jc = read_journal(path);
@@ -486,7 +503,8 @@ int do_resume(const run_flags& given, const std::string& command) {
   }
   if (jc.tool_version != tool_version || jc.commit != git_commit)
     throw usage_error("journal '" + path + "' was written by memscope " + jc.tool_version + " (commit " + jc.commit +
-                      "); this is " + tool_version + " (commit " + git_commit + "): resume with the memscope that started the run");
+                      "); this is " + tool_version + " (commit " + git_commit +
+                      "): resume with the memscope that started the run");
   run_flags f;
   f.patterns = jc.args.patterns;
   f.axes = jc.args.axes;
@@ -522,8 +540,8 @@ int do_resume(const run_flags& given, const std::string& command) {
                       " is " + dev.name + ": resume on the same GPU model");
   require_code_for_device(dev);
   check_footprints(plan, dev);
-  std::cerr << fmt::format("memscope: resuming {}: {} of {} points done in {} process{}\n", path, done.size(), plan.size(),
-                           jc.segments.size(), jc.segments.size() == 1 ? "" : "es");
+  std::cerr << fmt::format("memscope: resuming {}: {} of {} points done in {} process{}\n", path, done.size(),
+                           plan.size(), jc.segments.size(), jc.segments.size() == 1 ? "" : "es");
   announce(jc.args.verify ? "verify" : "run", dev, plan.size() - done.size(), req.timing, jc.args.verify, f.quiet);
 
   auto writer = std::make_unique<journal_writer>(path);
@@ -598,13 +616,14 @@ results_doc load_docs(const std::vector<std::string>& paths) {
   results_doc doc = merge(docs);
   if (!doc.fleet) return doc;
   auto boards = split_boards(doc);
-  std::cerr << "memscope: the results hold " << boards.size() << " boards; using the first, " << report::board_name(boards.front())
-            << " (memscope report draws the table of every board)\n";
+  std::cerr << "memscope: the results hold " << boards.size() << " boards; using the first, "
+            << report::board_name(boards.front()) << " (memscope report draws the table of every board)\n";
   return std::move(boards.front());
 }
 
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
-  if (html.empty() && md.empty()) throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
+  if (html.empty() && md.empty())
+    throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
   check_outputs({html, md}, files);
   const auto boards = files.empty() ? std::vector<results_doc>{} : boards_in(files);
   if (boards.size() > 1) {
@@ -627,12 +646,14 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
-            << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)" : std::to_string(files.size()) + " file(s)")
+            << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)"
+                              : std::to_string(files.size()) + " file(s)")
             << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';
   if (!doc.incomplete.empty()) std::cerr << "memscope: the run is incomplete: " << doc.incomplete << '\n';
   if (const auto n = boards_named(doc); n > 1)
     std::cerr << "memscope: its rows were measured on " << n
-              << " boards of one model (runs merged with --replace, or a run resumed on another board); each row's run names its "
+              << " boards of one model (runs merged with --replace, or a run resumed on another board); each row's run "
+                 "names its "
                  "board\n";
   return exit_ok;
 }
@@ -657,8 +678,8 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   save_results(doc, out);
   std::cerr << "memscope: merged " << files.size() << " files (" << doc.sources.size() << " runs";
   if (doc.fleet) std::cerr << " on " << split_boards(doc).size() << " boards, kept apart";
-  std::cerr << "): " << doc.results.size() << " rows, " << (rows_in - doc.results.size()) << " replaced by a later file's -> "
-            << out << '\n';
+  std::cerr << "): " << doc.results.size() << " rows, " << (rows_in - doc.results.size())
+            << " replaced by a later file's -> " << out << '\n';
   return exit_ok;
 }
 
@@ -669,7 +690,8 @@ int do_compare(const std::string& a_path, const std::string& b_path, double fail
   const results_doc a = load_current(a_path), b = load_current(b_path);
   for (const auto* d : {&a, &b})
     if (d->fleet)
-      throw usage_error("compare: '" + (d == &a ? a_path : b_path) + "' holds several boards (a fleet document): compare one "
+      throw usage_error("compare: '" + (d == &a ? a_path : b_path) +
+                        "' holds several boards (a fleet document): compare one "
                         "board's results (memscope report of the fleet document draws the table of every board)");
   const auto c = report::compare(a, b, builtin_registry(), opt);
   report::print(c, a, b, std::cout);
@@ -696,7 +718,9 @@ int do_advise(const advise_flags& f) {
     q.bytes = static_cast<std::uint64_t>(b);
   }
   if (f.read_only && f.written) throw usage_error("--read-only and --written contradict each other");
-  q.mut = f.read_only ? advise::mutability::read_only : f.written ? advise::mutability::written : advise::mutability::unknown;
+  q.mut = f.read_only ? advise::mutability::read_only
+          : f.written ? advise::mutability::written
+                      : advise::mutability::unknown;
   if (!f.access.empty()) q.access = advise::parse_access(f.access);
   if (!f.sharing.empty()) q.share = advise::parse_sharing(f.sharing);
   q.temporary = f.temporary;
@@ -713,7 +737,9 @@ int do_advise(const advise_flags& f) {
       } catch (const usage_error&) {
         n = 0;
       }
-      if (n < 1) throw usage_error("--contention takes low, high or a number of threads per address, not '" + f.contention + "'");
+      if (n < 1)
+        throw usage_error("--contention takes low, high or a number of threads per address, not '" + f.contention +
+                          "'");
       q.threads_per_address = static_cast<std::uint64_t>(n);
     }
     if (!(q.mut == advise::mutability::written && q.share == advise::sharing::grid))
@@ -733,7 +759,8 @@ int do_advise(const advise_flags& f) {
               << "why:        " << a.reason << "\n";
     for (const auto& e : a.evidence) std::cout << "measured:   " << e << "\n";
     std::cout << "see:        include/" << a.header << "\n";
-    if (!a.measure.empty()) std::cout << "measure:    memscope run " << a.measure << "   (every figure above, on your GPU)\n";
+    if (!a.measure.empty())
+      std::cout << "measure:    memscope run " << a.measure << "   (every figure above, on your GPU)\n";
     std::cout << "branch:     " << a.branch << (source.empty() ? "" : "   (figures: " + source + ")") << "\n";
   };
   // The host side (where the data starts) first, then the kernel side, as a program meets them.
@@ -767,8 +794,9 @@ void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
 /// The journal is appended to point by point while the run goes, which a gzip stream cannot be.
 const CLI::Validator plain_journal(
     [](std::string& path) {
-      return names_gzip(path) ? std::string("the journal is appended to point by point, so it is never compressed: "
-                                            "name it without .gz")
+      return names_gzip(path) ? std::string(
+                                    "the journal is appended to point by point, so it is never compressed: "
+                                    "name it without .gz")
                               : std::string();
     },
     "");
@@ -799,22 +827,29 @@ int run_cli(int argc, char** argv) {
   run_flags rf;
   auto* run = app.add_subcommand("run", "verify and time cases; prints a table, optionally writes JSON/CSV/Markdown");
   add_pattern_and_device(run, rf);
-  run->add_option("--axis,-a", rf.axes, "NAME=V1,V2: replace an axis' values (e.g. bytes=2^28,1G); repeat for more axes")
+  run->add_option("--axis,-a", rf.axes,
+                  "NAME=V1,V2: replace an axis' values (e.g. bytes=2^28,1G); repeat for more axes")
       ->allow_extra_args(false);
   run->add_flag("--quick", rf.quick, "fewer sizes and samples");
   run->add_flag("--cold{clean}", rf.cold,
                 "flush the L2 before every sample: --cold (or --cold=clean) evicts it by reads, leaving no dirty line; "
                 "--cold=dirty leaves it full of another buffer's dirty lines, as after a producer kernel");
-  run->add_option("--json", rf.json_path, "write the results document (docs/results-format.md; FILE.gz: gzip-compressed)");
+  run->add_option("--json", rf.json_path,
+                  "write the results document (docs/results-format.md; FILE.gz: gzip-compressed)");
   run->add_option("--csv", rf.csv_path, "write one CSV row per case point");
   run->add_option("--markdown", rf.markdown_path, "write a Markdown table");
   run->add_option("--report", rf.report_path, "write the HTML report of this run");
-  run->add_option("--min-samples", rf.min_samples, "stopping rule: at least N samples per point (default 10; --quick 5)");
-  run->add_option("--max-samples", rf.max_samples, "stopping rule: at most N samples per point (default 1000; --quick 200)");
-  run->add_option("--min-time", rf.min_time, "stopping rule: at least S seconds of measured GPU time per point (default 0.01)");
-  run->add_option("--max-noise", rf.max_noise_pct,
-                  "stopping rule: converged once the relative standard error of the mean is at most PCT percent (default 0.5)");
-  run->add_option("--timeout", rf.timeout, "stopping rule: stop a point unconverged after S seconds (default 0.5; --quick 0.1)");
+  run->add_option("--min-samples", rf.min_samples,
+                  "stopping rule: at least N samples per point (default 10; --quick 5)");
+  run->add_option("--max-samples", rf.max_samples,
+                  "stopping rule: at most N samples per point (default 1000; --quick 200)");
+  run->add_option("--min-time", rf.min_time,
+                  "stopping rule: at least S seconds of measured GPU time per point (default 0.01)");
+  run->add_option(
+      "--max-noise", rf.max_noise_pct,
+      "stopping rule: converged once the relative standard error of the mean is at most PCT percent (default 0.5)");
+  run->add_option("--timeout", rf.timeout,
+                  "stopping rule: stop a point unconverged after S seconds (default 0.5; --quick 0.1)");
   run->add_option("--throttle-threshold", rf.throttle_threshold,
                   "a sample whose SM clock is below this fraction of the peak is throttled (default 0.75)");
   run->add_flag("--resample-throttled", rf.resample_throttled, "drop throttled samples and take them again");
@@ -837,8 +872,9 @@ int run_cli(int argc, char** argv) {
   std::vector<std::string> merge_files;
   std::string merge_out;
   bool merge_replace = false;
-  auto* mrg = app.add_subcommand("merge", "join results files from one GPU model into one document (runs listed in its sources; "
-                                           "several boards' runs of the same points stay apart, as a fleet document)");
+  auto* mrg = app.add_subcommand("merge",
+                                 "join results files from one GPU model into one document (runs listed in its sources; "
+                                 "several boards' runs of the same points stay apart, as a fleet document)");
   mrg->add_option("results", merge_files, "results JSON files (plain or gzip-compressed), earliest first")->required();
   mrg->add_option("-o,--output", merge_out, "merged results JSON to write (FILE.gz: gzip-compressed)")->required();
   mrg->add_flag("--replace", merge_replace, "a row in several files: keep the latest file's (otherwise an error)");
@@ -848,13 +884,16 @@ int run_cli(int argc, char** argv) {
   auto* cmp = app.add_subcommand("compare", "compare two results files case by case");
   cmp->add_option("a", cmp_a, "baseline results JSON (plain or gzip-compressed)")->required();
   cmp->add_option("b", cmp_b, "new results JSON (plain or gzip-compressed)")->required();
-  auto* fail_opt = cmp->add_option("--fail-on-regression", fail_pct, "exit 1 when a case is slower by more than PCT percent")
-                       ->check(CLI::Range(0.0, 1e6));
+  auto* fail_opt =
+      cmp->add_option("--fail-on-regression", fail_pct, "exit 1 when a case is slower by more than PCT percent")
+          ->check(CLI::Range(0.0, 1e6));
   report::compare_options cmp_opt;
   double min_effect_pct = 100 * cmp_opt.min_effect;
-  cmp->add_option("--min-effect", min_effect_pct, "the least difference of medians that can be a verdict, in percent (default 3)")
+  cmp->add_option("--min-effect", min_effect_pct,
+                  "the least difference of medians that can be a verdict, in percent (default 3)")
       ->check(CLI::Range(0.0, 1e6));
-  cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(CLI::Range(1e-300, 0.5));
+  cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")
+      ->check(CLI::Range(1e-300, 0.5));
 
   advise_flags af;
   auto* adv = app.add_subcommand("advise", "which memory for my data? the seeds' decision tree with measured figures");
@@ -864,27 +903,33 @@ int run_cli(int argc, char** argv) {
   adv->add_option("--access", af.access, "how a warp reads it: uniform (one address), coalesced, irregular");
   adv->add_option("--sharing", af.sharing, "who shares it: thread, block, grid (across blocks)");
   adv->add_flag("--temporary", af.temporary, "short-lived per-thread values, written often");
-  adv->add_option("--contention", af.contention, "with --sharing grid: how many threads update one address at a time: low, high or a number");
-  adv->add_option("--from-host", af.from_host, "the host produces the data: once, or every-iteration (a transfer each time)");
+  adv->add_option("--contention", af.contention,
+                  "with --sharing grid: how many threads update one address at a time: low, high or a number");
+  adv->add_option("--from-host", af.from_host,
+                  "the host produces the data: once, or every-iteration (a transfer each time)");
   adv->add_flag("--larger-than-gpu", af.larger_than_gpu, "the data does not fit the GPU's memory");
   adv->add_option("--gpus", af.gpus, "how many GPUs share the data")->check(CLI::Range(1, 1 << 20));
   adv->add_option("--results", af.results, "figures from this results file (default: the bundled profile)");
 
   run_flags vf;
-  auto* verify = app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
+  auto* verify =
+      app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
   add_pattern_and_device(verify, vf);
-  verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values; repeat for more axes")->allow_extra_args(false);
+  verify->add_option("--axis,-a", vf.axes, "NAME=V1,V2: replace an axis' values; repeat for more axes")
+      ->allow_extra_args(false);
   verify->add_option("--json", vf.json_path, "write the results document (FILE.gz: gzip-compressed)");
   verify->add_flag("--quiet,-q", vf.quiet, "no progress on stderr");
   verify->add_option("--journal", vf.journal_path, "append each finished point to this file (default: beside --json)")
       ->check(plain_journal);
 
   const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
-  const bool known = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
+  const bool known =
+      argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
   if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--help" && std::string(argv[1]) != "-h" &&
       std::string(argv[1]) != "--version") {
     std::cerr << "memscope: error: unknown option '" << terminal_safe(argv[1])
-              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, merge, compare, advise)\n";
+              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, "
+                 "merge, compare, advise)\n";
     return exit_usage;
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
@@ -927,9 +972,11 @@ int run_cli(int argc, char** argv) {
     return exit_no_device;
   } catch (const no_device_error& e) {
     std::cerr << "memscope: error: " << e.what() << "; `memscope list` and `--help` work without a GPU"
-              << (*bundled_profile_json() ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "
-                                                        "from an H200 profile built in (") + bundled_profile_source() + ")"
-                                          : std::string())
+              << (*bundled_profile_json()
+                      ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "
+                                    "from an H200 profile built in (") +
+                            bundled_profile_source() + ")"
+                      : std::string())
               << "\n";
     return exit_no_device;
   } catch (const std::exception& e) {

@@ -24,7 +24,9 @@ std::vector<board_process> run_boards_at_once(const std::vector<std::string>& ar
   // This very executable: a board process must be the memscope that planned the run.
   char self[4096];
   const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) throw std::runtime_error(std::string("--concurrent: cannot find this executable (/proc/self/exe): ") + std::strerror(errno));
+  if (n <= 0)
+    throw std::runtime_error(std::string("--concurrent: cannot find this executable (/proc/self/exe): ") +
+                             std::strerror(errno));
   self[n] = '\0';
 
   std::vector<std::string> base_env;
@@ -64,7 +66,8 @@ std::vector<board_process> run_boards_at_once(const std::vector<std::string>& ar
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
       reap_all();
-      throw std::runtime_error("--concurrent: cannot start the process for GPU " + std::to_string(d) + ": " + std::strerror(rc));
+      throw std::runtime_error("--concurrent: cannot start the process for GPU " + std::to_string(d) + ": " +
+                               std::strerror(rc));
     }
     pids.push_back(pid);
     out.push_back(std::move(b));

@@ -18,8 +18,8 @@ inline constexpr const char* concurrent_json_variable = "MEMSCOPE_CONCURRENT_JSO
 struct board_process {
   int device = 0;
   std::string stdout_path, stderr_path;  // what the process printed
-  int exit_code = 0;                      // its exit status; 128 + N when signal N ended it
-  bool killed = false;                     // a signal ended it (128 + N from a stop it asked for is not)
+  int exit_code = 0;                     // its exit status; 128 + N when signal N ended it
+  bool killed = false;                   // a signal ended it (128 + N from a stop it asked for is not)
   double seconds = 0;
 };
 

@@ -126,10 +126,10 @@ code_here binary_code() {
 
 void require_code_for_device(const device_info& d) {
   if (binary_arch() > 0) return;
-  throw no_code_error("this memscope holds GPU code for CUDA architectures " + std::string(cuda_architectures) + " only; " +
-                      d.name + " is sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
-                      ": rebuild for it with MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=" + std::to_string(d.cc_major) +
-                      std::to_string(d.cc_minor) + " scripts/setup.sh");
+  throw no_code_error("this memscope holds GPU code for CUDA architectures " + std::string(cuda_architectures) +
+                      " only; " + d.name + " is sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) +
+                      ": rebuild for it with MEMSCOPE_CMAKE_ARGS=-DCMAKE_CUDA_ARCHITECTURES=" +
+                      std::to_string(d.cc_major) + std::to_string(d.cc_minor) + " scripts/setup.sh");
 }
 
 std::string cluster_skip_reason(const device_info& d) {

@@ -51,7 +51,10 @@ const std::vector<axis_value>& axis::values(axis_set set) const {
 
 void axis_point::set(const std::string& name, axis_value v) {
   for (auto& e : entries_)
-    if (e.first == name) { e.second = std::move(v); return; }
+    if (e.first == name) {
+      e.second = std::move(v);
+      return;
+    }
   entries_.emplace_back(name, std::move(v));
 }
 
@@ -82,9 +85,10 @@ std::string axis_point::label(const std::vector<axis>& axes) const {
   for (const auto& [name, v] : entries_) {
     if (!s.empty()) s += ' ';
     auto it = std::find_if(axes.begin(), axes.end(), [&](const axis& a) { return a.name == name; });
-    s += name + "=" + (it != axes.end() ? format_axis_value(*it, v)
-                                        : (std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
-                                                                                  : std::to_string(std::get<std::int64_t>(v))));
+    s += name + "=" +
+         (it != axes.end() ? format_axis_value(*it, v)
+                           : (std::holds_alternative<std::string>(v) ? std::get<std::string>(v)
+                                                                     : std::to_string(std::get<std::int64_t>(v))));
   }
   return s;
 }
@@ -133,7 +137,10 @@ std::int64_t parse_int_value(const std::string& token) {
   }
   std::size_t pos = 0;
   int base = 10;
-  if (token.size() > 2 && token[0] == '0' && (token[1] == 'x' || token[1] == 'X')) { base = 16; pos = 2; }
+  if (token.size() > 2 && token[0] == '0' && (token[1] == 'x' || token[1] == 'X')) {
+    base = 16;
+    pos = 2;
+  }
   if (token[0] == '-') throw bad("negative");
   std::uint64_t value = 0;
   std::size_t digits = 0;
@@ -170,9 +177,8 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
       ax.validate(tok);
       out.emplace_back(tok);
     } else if (ax.is_string()) {
-      const bool known = std::any_of(ax.full.begin(), ax.full.end(), [&](const axis_value& v) {
-        return std::get<std::string>(v) == tok;
-      });
+      const bool known = std::any_of(ax.full.begin(), ax.full.end(),
+                                     [&](const axis_value& v) { return std::get<std::string>(v) == tok; });
       if (!known) {
         std::string list;
         for (const auto& v : ax.full) list += (list.empty() ? "" : ", ") + std::get<std::string>(v);
@@ -203,7 +209,8 @@ std::vector<axis_value> resolve_values(const axis& ax, axis_set set, const std::
   return out;
 }
 
-std::vector<axis_point> expand(const std::vector<axis>& axes, axis_set set, const std::vector<axis_override>& overrides) {
+std::vector<axis_point> expand(const std::vector<axis>& axes, axis_set set,
+                               const std::vector<axis_override>& overrides) {
   std::vector<axis_point> points(1);
   for (const auto& ax : axes) {
     const auto values = resolve_values(ax, set, overrides);

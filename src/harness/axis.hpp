@@ -46,12 +46,31 @@ struct axis {
   /// powers of two; values between lo_limit and hi_limit may be given with --axis.
   static axis octaves(std::string name, std::int64_t lo, std::int64_t hi, std::string description = {});
 
-  axis& with_full(std::vector<axis_value> v) { full = std::move(v); return *this; }
-  axis& with_quick(std::vector<axis_value> v) { quick = std::move(v); return *this; }
-  axis& with_verify(std::vector<axis_value> v) { verify = std::move(v); return *this; }
-  axis& with_range(std::int64_t lo, std::int64_t hi) { min_value = lo; max_value = hi; return *this; }
-  axis& with_validator(std::function<void(const std::string&)> v) { validate = std::move(v); return *this; }
-  axis& with_only_listed() { only_listed = true; return *this; }
+  axis& with_full(std::vector<axis_value> v) {
+    full = std::move(v);
+    return *this;
+  }
+  axis& with_quick(std::vector<axis_value> v) {
+    quick = std::move(v);
+    return *this;
+  }
+  axis& with_verify(std::vector<axis_value> v) {
+    verify = std::move(v);
+    return *this;
+  }
+  axis& with_range(std::int64_t lo, std::int64_t hi) {
+    min_value = lo;
+    max_value = hi;
+    return *this;
+  }
+  axis& with_validator(std::function<void(const std::string&)> v) {
+    validate = std::move(v);
+    return *this;
+  }
+  axis& with_only_listed() {
+    only_listed = true;
+    return *this;
+  }
 
   const std::vector<axis_value>& values(axis_set set) const;
   bool is_string() const { return kind == axis_kind::string; }

@@ -63,8 +63,9 @@ timed_samples run_environment::time(const std::function<void(cudaStream_t)>& lau
     if (held) hold_.release();
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the stop stamp too, not just the event
     if (held && hold_.timed_out())
-      throw std::runtime_error("the host blocked for seconds while the stream was held for timing (a launch that waits "
-                               "for the GPU must be timed with exec_tag::sync)");
+      throw std::runtime_error(
+          "the host blocked for seconds while the stream was held for timing (a launch that waits "
+          "for the GPU must be timed with exec_tag::sync)");
     throw_if_stop_requested();  // the sample is whole and the stream free: drop the point here
     return one_sample{stop_.seconds_since(start_) / batch, p.run_once ? std::nullopt : clock_.read()};
   };
@@ -172,9 +173,11 @@ void run_environment::measure_copy_ceiling(std::size_t bytes) {
   } const keep{*this, policy_, cold_};
   policy_.run_once = false;
   if (cold_ == cold_mode::dirty) cold_ = cold_mode::clean;
-  const timed_samples t = time([&](cudaStream_t st) {
-    MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
-  }, keep.policy.run_once ? exec_tag::sync : exec_tag::held);
+  const timed_samples t = time(
+      [&](cudaStream_t st) {
+        MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(dst.data(), src.data(), bytes, cudaMemcpyDeviceToDevice, st));
+      },
+      keep.policy.run_once ? exec_tag::sync : exec_tag::held);
   copy_bytes_ = bytes;
   copy_gbps_ = 2.0 * static_cast<double>(bytes) / t.stats.median / 1e9;
 }

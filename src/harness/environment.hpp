@@ -16,7 +16,7 @@
 namespace memscope {
 
 struct timed_samples {
-  sample_stats stats;  // seconds per launch
+  sample_stats stats;         // seconds per launch
   std::vector<double> times;  // each sample, seconds per launch
   int batch = 1;
   bool converged = false;

@@ -27,7 +27,8 @@ __global__ void stream_hold_kernel(volatile int* flags, unsigned long long timeo
 
 __global__ void l2_evict_kernel(const uint4* __restrict__ buf, std::size_t n, unsigned* sink) {
   unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
     const uint4 v = buf[i];
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
@@ -40,7 +41,8 @@ __global__ void l2_evict_kernel(const uint4* __restrict__ buf, std::size_t n, un
 // value is the evict sweep's, so a clean sweep after a dirty one still never writes its sink.
 __global__ void l2_dirty_kernel(uint4* __restrict__ buf, std::size_t n) {
   const uint4 v = make_uint4(0x5A5A5A5Au, 0x5A5A5A5Au, 0x5A5A5A5Au, 0x5A5A5A5Au);
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     buf[i] = v;
 }
 
@@ -144,13 +146,14 @@ l2_evictor::l2_evictor(std::size_t l2_bytes) : buffer_(2 * std::max<std::size_t>
 }
 
 void l2_evictor::evict(cudaStream_t stream) {
-  l2_evict_kernel<<<blocks_, 512, 0, stream>>>(
-      reinterpret_cast<const uint4*>(buffer_.data()), buffer_.bytes() / sizeof(uint4), sink_.data());
+  l2_evict_kernel<<<blocks_, 512, 0, stream>>>(reinterpret_cast<const uint4*>(buffer_.data()),
+                                               buffer_.bytes() / sizeof(uint4), sink_.data());
   MEMSCOPE_CHECK_LAUNCH("l2_evict_kernel");
 }
 
 void l2_evictor::evict_dirty(cudaStream_t stream) {
-  l2_dirty_kernel<<<blocks_, 512, 0, stream>>>(reinterpret_cast<uint4*>(buffer_.data()), buffer_.bytes() / sizeof(uint4));
+  l2_dirty_kernel<<<blocks_, 512, 0, stream>>>(reinterpret_cast<uint4*>(buffer_.data()),
+                                               buffer_.bytes() / sizeof(uint4));
   MEMSCOPE_CHECK_LAUNCH("l2_dirty_kernel");
 }
 

@@ -27,7 +27,8 @@ std::string zlib_says(const z_stream& s) { return s.msg ? std::string(": ") + s.
 }  // namespace
 
 bool is_gzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
 bool names_gzip(std::string_view path) {
@@ -55,7 +56,8 @@ std::string gunzip(std::string_view bytes, std::size_t max_bytes) {
     if (ret != Z_OK && ret != Z_STREAM_END) throw gzip_error("corrupt gzip stream" + zlib_says(s));
     const std::size_t produced = sizeof buf - s.avail_out;
     if (produced > max_bytes - out.size())
-      throw gzip_error(fmt::format("the gzip stream inflates to more than {} MiB, more than any results file", max_bytes >> 20));
+      throw gzip_error(
+          fmt::format("the gzip stream inflates to more than {} MiB, more than any results file", max_bytes >> 20));
     out.append(buf, produced);
   }
   if (s.avail_in != 0 || left != 0)

@@ -24,9 +24,14 @@ std::size_t journal_contents::rows() const {
 namespace {
 
 json args_to_json(const journal_args& a) {
-  json j = {{"patterns", a.patterns}, {"axes", a.axes}, {"quick", a.quick}, {"verify", a.verify}, {"device", a.device},
+  json j = {{"patterns", a.patterns},
+            {"axes", a.axes},
+            {"quick", a.quick},
+            {"verify", a.verify},
+            {"device", a.device},
             {"timing", to_json(a.timing)},
-            {"outputs", {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
+            {"outputs",
+             {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
   put_cold(j, a.cold);
   return j;
 }
@@ -87,8 +92,9 @@ journal_contents read_journal(const std::string& path) {
     const std::size_t nl = text.find('\n', pos);
     const std::string where = "journal '" + path + "' line " + std::to_string(line_no);
     if (nl == std::string::npos)
-      throw journal_error(where + " is cut off (no end of line): the run stopped while writing it; delete that line to "
-                                  "resume from the rows before it");
+      throw journal_error(where +
+                          " is cut off (no end of line): the run stopped while writing it; delete that line to "
+                          "resume from the rows before it");
     const std::string line = text.substr(pos, nl - pos);
     pos = nl + 1;
     json j;
@@ -115,7 +121,8 @@ journal_contents read_journal(const std::string& path) {
       }
       continue;
     }
-    if (!j.is_object() || j.size() != 1) throw journal_error(where + " must be one {\"segment\": ...} or {\"row\": ...}");
+    if (!j.is_object() || j.size() != 1)
+      throw journal_error(where + " must be one {\"segment\": ...} or {\"row\": ...}");
     if (j.contains("segment")) {
       const json& s = j.at("segment");
       journal_segment seg;
@@ -142,7 +149,8 @@ journal_contents read_journal(const std::string& path) {
       if (jc.segments.empty()) throw journal_error(where + ": a row before any segment line");
       case_result r;
       try {
-        r = row_from_json(j.at("row"), "journal '" + path + "'", "line " + std::to_string(line_no), results_format_version);
+        r = row_from_json(j.at("row"), "journal '" + path + "'", "line " + std::to_string(line_no),
+                          results_format_version);
       } catch (const results_error& e) {
         throw journal_error(e.what());
       }
@@ -213,10 +221,8 @@ results_doc journal_document(const journal_contents& j, const results_doc& heade
     d.copy_ceiling_gbps = s.copy_gbps;
     d.copy_ceiling_bytes = s.copy_bytes;
     // Each process's own board: older journals name only the first process's, in the header.
-    if (s.device)
-      d.device = *s.device;
-    else if (i == 0)
-      d.device = j.device;
+    if (s.device) d.device = *s.device;
+    else if (i == 0) d.device = j.device;
     if (!s.host.empty()) d.host = s.host;
     d.results = s.rows;
     docs.push_back(std::move(d));

@@ -62,8 +62,9 @@ std::string host_name() {
 }
 
 std::vector<int> parse_device_list(const std::string& text, int device_count) {
-  const std::string have = device_count == 1 ? "1 GPU (0)" : std::to_string(device_count) + " GPUs (0-" +
-                                                                   std::to_string(device_count - 1) + ")";
+  const std::string have = device_count == 1
+                               ? "1 GPU (0)"
+                               : std::to_string(device_count) + " GPUs (0-" + std::to_string(device_count - 1) + ")";
   std::vector<int> out;
   if (text == "all") {
     for (int d = 0; d < device_count; ++d) out.push_back(d);

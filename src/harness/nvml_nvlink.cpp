@@ -71,9 +71,7 @@ struct link_group {
     return code > 0 && code < std::size(names) ? std::string("NVLink ") + names[code] : std::string("NVLink");
   }
   /// One link's speed, or the range where the links' speeds print differently.
-  std::string speed() const {
-    return figure_span(slowest, fastest, 1) + " GB/s";
-  }
+  std::string speed() const { return figure_span(slowest, fastest, 1) + " GB/s"; }
 };
 
 }  // namespace
@@ -112,7 +110,8 @@ nvlink_state read_nvlinks(const std::string& gpu_uuid) {
     if (v[2].result == nvml::success) l.version = v[2].value.ui;
     if (l.active) {
       nvml_pci_info pci{};
-      if (remote_pci(dev, link, &pci) == nvml::success) l.far_bus_id.assign(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id));
+      if (remote_pci(dev, link, &pci) == nvml::success)
+        l.far_bus_id.assign(pci.bus_id, strnlen(pci.bus_id, sizeof pci.bus_id));
       int type = -1;
       if (remote_type && remote_type(dev, link, &type) == nvml::success)
         l.far_end = type == 0 ? nvlink_far_end::gpu : type == 2 ? nvlink_far_end::switch_ : nvlink_far_end::other;
@@ -131,7 +130,9 @@ std::string describe_nvlinks(const nvlink_state& self) {
   for (const auto& l : self.links) {
     if (!l.active) continue;
     active.add(l);
-    const char* kind = l.far_end == nvlink_far_end::gpu ? "GPU" : l.far_end == nvlink_far_end::switch_ ? "NVSwitch" : "device";
+    const char* kind = l.far_end == nvlink_far_end::gpu       ? "GPU"
+                       : l.far_end == nvlink_far_end::switch_ ? "NVSwitch"
+                                                              : "device";
     ++ends[std::string(kind) + " " + (l.far_bus_id.empty() ? std::string("?") : l.far_bus_id)];
   }
   std::string out = fmt::format("{} of {} active", active.links, self.links.size());

@@ -65,7 +65,8 @@ std::optional<nvml_reading> nvml_telemetry::read() const {
   unsigned mw = 0, temp = 0;
   unsigned long long reasons = 0;
   const nvml::device dev = impl_->gpu.handle();
-  if (impl_->power(dev, &mw) != nvml::success || impl_->temperature(dev, nvml_temperature_gpu, &temp) != nvml::success ||
+  if (impl_->power(dev, &mw) != nvml::success ||
+      impl_->temperature(dev, nvml_temperature_gpu, &temp) != nvml::success ||
       impl_->reasons(dev, &reasons) != nvml::success)
     return std::nullopt;
   nvml_reading r;

@@ -28,7 +28,6 @@ fs::path resolved(const std::string& p) {
   return ec ? fs::absolute(fs::path(p)) : r;
 }
 
-
 void check_writable(const std::string& path) {
   std::error_code ec;
   const fs::path p(path);
@@ -59,7 +58,8 @@ void create_parent_directories(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(dir, ec)) return;
   fs::create_directories(dir, ec);
-  if (ec) throw io_error("cannot write '" + path + "': cannot create directory '" + dir.string() + "': " + ec.message());
+  if (ec)
+    throw io_error("cannot write '" + path + "': cannot create directory '" + dir.string() + "': " + ec.message());
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -118,9 +118,18 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     else done += static_cast<std::size_t>(n);
   }
   int err = ok ? 0 : errno;
-  if (ok && ::fsync(fd) != 0 && errno != EINVAL) { ok = false; err = errno; }
-  if (::close(fd) != 0 && ok) { ok = false; err = errno; }
-  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) { ok = false; err = errno; }
+  if (ok && ::fsync(fd) != 0 && errno != EINVAL) {
+    ok = false;
+    err = errno;
+  }
+  if (::close(fd) != 0 && ok) {
+    ok = false;
+    err = errno;
+  }
+  if (ok && ::rename(tmp.c_str(), target.c_str()) != 0) {
+    ok = false;
+    err = errno;
+  }
   if (!ok) {
     ::unlink(tmp.c_str());
     throw io_error("cannot write '" + path + "': " + std::strerror(err ? err : EIO));

@@ -33,10 +33,11 @@ std::string progress_printer::clock(double s) {
 void progress_printer::case_line() {
   if (case_.empty() || style_ != style::lines || case_finished_ == 0) return;
   const double elapsed = since(t0_);
-  const double left = finished_ > 0 ? elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_) : 0;
+  const double left =
+      finished_ > 0 ? elapsed / static_cast<double>(finished_) * static_cast<double>(total_ - finished_) : 0;
   std::fprintf(out_, "memscope: %s: %zu point%s in %.1f s; %zu/%zu points, elapsed %s, about %s left\n", case_.c_str(),
-               case_finished_, case_finished_ == 1 ? "" : "s", since(case_t0_), finished_, total_, clock(elapsed).c_str(),
-               clock(left).c_str());
+               case_finished_, case_finished_ == 1 ? "" : "s", since(case_t0_), finished_, total_,
+               clock(elapsed).c_str(), clock(left).c_str());
   std::fflush(out_);
 }
 

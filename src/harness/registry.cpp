@@ -141,7 +141,8 @@ const registry& builtin_registry() {
     std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (std::size_t i = 1; i < all.size(); ++i)
       if (all[i].first == all[i - 1].first)
-        throw std::logic_error("two suites registered with order " + std::to_string(all[i].first) + "; each MEMSCOPE_REGISTER_SUITE needs its own");
+        throw std::logic_error("two suites registered with order " + std::to_string(all[i].first) +
+                               "; each MEMSCOPE_REGISTER_SUITE needs its own");
     registry r;
     for (const auto& [order, add] : all) add(r);
     return r;

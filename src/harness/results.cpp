@@ -40,7 +40,9 @@ double case_result::metric(const std::string& metric_name) const {
 std::string row_key(const case_result& r) {
   std::string k = r.suite + '\x1f' + r.name;
   for (const auto& [name, v] : r.axes)
-    k += '\x1f' + name + '=' + (std::holds_alternative<std::string>(v) ? "s:" + std::get<std::string>(v) : "i:" + std::to_string(std::get<std::int64_t>(v)));
+    k += '\x1f' + name + '=' +
+         (std::holds_alternative<std::string>(v) ? "s:" + std::get<std::string>(v)
+                                                 : "i:" + std::to_string(std::get<std::int64_t>(v)));
   return k;
 }
 
@@ -51,19 +53,26 @@ std::string case_result::label(const std::string& label_name) const {
 
 const char* to_string(case_status s) {
   switch (s) {
-    case case_status::ok: return "ok";
-    case case_status::fail: return "fail";
-    case case_status::skipped: return "skipped";
-    case case_status::error: return "error";
+    case case_status::ok:
+      return "ok";
+    case case_status::fail:
+      return "fail";
+    case case_status::skipped:
+      return "skipped";
+    case case_status::error:
+      return "error";
   }
   return "?";
 }
 
 const char* to_string(verification_status s) {
   switch (s) {
-    case verification_status::not_run: return "not_run";
-    case verification_status::passed: return "passed";
-    case verification_status::failed: return "failed";
+    case verification_status::not_run:
+      return "not_run";
+    case verification_status::passed:
+      return "passed";
+    case verification_status::failed:
+      return "failed";
   }
   return "?";
 }
@@ -107,7 +116,8 @@ class checker {
                 double hi = std::numeric_limits<double>::max()) const {
     return number_value(field(obj, path, key), path + "." + key, lo, hi);
   }
-  double number_value(const json& v, const std::string& path, double lo = 0, double hi = std::numeric_limits<double>::max()) const {
+  double number_value(const json& v, const std::string& path, double lo = 0,
+                      double hi = std::numeric_limits<double>::max()) const {
     if (!v.is_number()) fail(path, "must be a number");
     const double d = v.get<double>();
     if (!std::isfinite(d) || d < lo || d > hi) fail(path, fmt_range(d, lo, hi));
@@ -115,7 +125,8 @@ class checker {
   }
   /// An integer in [lo, hi].
   template <class I>
-  I integer(const json& obj, const std::string& path, const char* key, I lo = 0, I hi = std::numeric_limits<I>::max()) const {
+  I integer(const json& obj, const std::string& path, const char* key, I lo = 0,
+            I hi = std::numeric_limits<I>::max()) const {
     const auto& v = field(obj, path, key);
     if (!v.is_number_integer()) fail(path + "." + key, "must be a whole number");
     if (v.is_number_unsigned()) {
@@ -125,9 +136,12 @@ class checker {
       return static_cast<I>(u);
     }
     const auto x = v.get<std::int64_t>();  // fits: unsigned values past INT64_MAX took the branch above
-    if (x < 0 && (std::is_unsigned_v<I> || x < static_cast<std::int64_t>(lo))) fail(path + "." + key, "is below " + std::to_string(lo));
-    if (x >= 0 && static_cast<std::uint64_t>(x) < static_cast<std::uint64_t>(lo > 0 ? lo : 0)) fail(path + "." + key, "is below " + std::to_string(lo));
-    if (x >= 0 && static_cast<std::uint64_t>(x) > static_cast<std::uint64_t>(hi)) fail(path + "." + key, "is above " + std::to_string(hi));
+    if (x < 0 && (std::is_unsigned_v<I> || x < static_cast<std::int64_t>(lo)))
+      fail(path + "." + key, "is below " + std::to_string(lo));
+    if (x >= 0 && static_cast<std::uint64_t>(x) < static_cast<std::uint64_t>(lo > 0 ? lo : 0))
+      fail(path + "." + key, "is below " + std::to_string(lo));
+    if (x >= 0 && static_cast<std::uint64_t>(x) > static_cast<std::uint64_t>(hi))
+      fail(path + "." + key, "is above " + std::to_string(hi));
     return static_cast<I>(x);
   }
 
@@ -135,7 +149,8 @@ class checker {
   static std::string fmt_range(double d, double lo, double hi) {
     std::string s = "must be a finite number";
     if (lo > -std::numeric_limits<double>::max()) s += " of at least " + short_number(lo);
-    if (hi < std::numeric_limits<double>::max()) s += (lo > -std::numeric_limits<double>::max() ? " and at most " : " of at most ") + short_number(hi);
+    if (hi < std::numeric_limits<double>::max())
+      s += (lo > -std::numeric_limits<double>::max() ? " and at most " : " of at most ") + short_number(hi);
     return s + " (it is " + short_number(d) + ")";
   }
   static std::string short_number(double d) {
@@ -194,7 +209,8 @@ json axes_to_json(const std::vector<std::pair<std::string, axis_value>>& axes) {
 }
 
 // nlohmann keeps object keys sorted, so the axis order travels in a separate list.
-std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c, const json& row, const std::string& path) {
+std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c, const json& row,
+                                                               const std::string& path) {
   const auto& axes = c.field(row, path, "axes");
   const auto& order = c.field(row, path, "axis_order");
   if (!axes.is_object()) c.fail(path + ".axes", "must be an object");
@@ -208,7 +224,8 @@ std::vector<std::pair<std::string, axis_value>> axes_from_json(const checker& c,
       if (e.first == name) c.fail(path + ".axis_order", "names axis \"" + name + "\" twice");
     const auto it = axes.find(name);
     if (it == axes.end()) c.fail(path + ".axis_order", "names \"" + name + "\", which .axes lacks");
-    if (it->is_number_integer() && !(it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
+    if (it->is_number_integer() &&
+        !(it->is_number_unsigned() && it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)))
       out.emplace_back(name, it->get<std::int64_t>());
     else if (it->is_string()) out.emplace_back(name, it->get<std::string>());
     else c.fail(path + ".axes." + name, "must be a whole number or a string");
@@ -229,12 +246,18 @@ json result_to_json(const case_result& r) {
   json order = json::array();
   for (const auto& a : r.axes) order.push_back(a.first);
   json j = {
-      {"suite", r.suite}, {"case", r.name}, {"variant", r.variant},
-      {"axes", axes_to_json(r.axes)}, {"axis_order", order}, {"axes_label", r.axes_label},
+      {"suite", r.suite},
+      {"case", r.name},
+      {"variant", r.variant},
+      {"axes", axes_to_json(r.axes)},
+      {"axis_order", order},
+      {"axes_label", r.axes_label},
       {"status", to_string(r.status)},
       {"verification", {{"status", to_string(r.verification)}, {"detail", r.verification_detail}}},
       {"message", r.message},
-      {"bytes_read", r.bytes_read}, {"bytes_written", r.bytes_written}, {"elements", r.elements},
+      {"bytes_read", r.bytes_read},
+      {"bytes_written", r.bytes_written},
+      {"elements", r.elements},
       {"metrics", r.metrics},
   };
   if (!r.labels.empty()) j["labels"] = r.labels;
@@ -251,11 +274,15 @@ json result_to_json(const case_result& r) {
     }
     if (!r.times.empty()) j["samples"]["times_s"] = r.times;
     if (r.clock_mhz > 0)
-      j["clock"] = {{"sm_mhz", r.clock_mhz}, {"sm_min_mhz", r.clock_min_mhz}, {"throttled", r.clock_throttled},
+      j["clock"] = {{"sm_mhz", r.clock_mhz},
+                    {"sm_min_mhz", r.clock_min_mhz},
+                    {"throttled", r.clock_throttled},
                     {"discarded", r.throttle_discards}};
     if (r.has_telemetry)
       j["telemetry"] = {{"power_w", r.power_w}, {"temperature_c", r.temperature_c}, {"clock_limits", r.clock_limits}};
-    j["derived"] = {{"gbps", r.gbps}, {"gbps_best", r.gbps_best}, {"elements_per_s", r.elements_per_s},
+    j["derived"] = {{"gbps", r.gbps},
+                    {"gbps_best", r.gbps_best},
+                    {"elements_per_s", r.elements_per_s},
                     {"fraction_of_copy", r.fraction_of_copy}};
   }
   return j;
@@ -269,7 +296,8 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
   r.variant = c.str(j, path, "variant");
   r.axes = axes_from_json(c, j, path);
   r.axes_label = c.str(j, path, "axes_label");
-  static const case_status all_status[] = {case_status::ok, case_status::fail, case_status::skipped, case_status::error};
+  static const case_status all_status[] = {case_status::ok, case_status::fail, case_status::skipped,
+                                           case_status::error};
   static const verification_status all_ver[] = {verification_status::not_run, verification_status::passed,
                                                 verification_status::failed};
   try {
@@ -315,7 +343,8 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
     r.stats.mean = c.number(s, sp, "mean_s", tiny, 1e9);
     r.stats.stdev = c.number(s, sp, "stdev_s", 0, 1e9);
     r.stats.noise = c.number(s, sp, "noise", 0, 1e6);
-    if (r.stats.min > r.stats.median || r.stats.median > r.stats.max) c.fail(sp, "must have min_s <= median_s <= max_s");
+    if (r.stats.min > r.stats.median || r.stats.median > r.stats.max)
+      c.fail(sp, "must have min_s <= median_s <= max_s");
     r.batch = c.integer<int>(s, sp, "batch", 1);
     r.cold = cold_from_json(c, s, sp, version);
     r.converged = true;  // older files did not record the rule: nothing to flag
@@ -410,8 +439,10 @@ namespace {
 json sources_to_json(const std::vector<results_source>& sources) {
   json out = json::array();
   for (const auto& s : sources) {
-    json o = {{"file", s.file},       {"tool_version", s.tool_version},   {"commit", s.commit}, {"created_utc", s.created_utc},
-              {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps}, {"rows", s.rows}};
+    json o = {{"file", s.file},       {"tool_version", s.tool_version},
+              {"commit", s.commit},   {"created_utc", s.created_utc},
+              {"command", s.command}, {"copy_gbps", s.copy_ceiling_gbps},
+              {"rows", s.rows}};
     if (!s.incomplete.empty()) o["incomplete"] = s.incomplete;
     if (s.has_board) {
       o["host"] = s.host;
@@ -455,10 +486,14 @@ std::vector<results_source> sources_from_json(const checker& c, const json& j, i
 }  // namespace
 
 json to_json(const timing_policy& p) {
-  return {{"min_samples", p.min_samples},       {"max_samples", p.max_samples},
-          {"max_noise_rse", p.max_noise},       {"min_time_s", p.min_time_s},
-          {"timeout_s", p.timeout_s},           {"compared_samples", p.compared_samples},
-          {"run_once", p.run_once},             {"throttle_threshold", p.throttle_threshold},
+  return {{"min_samples", p.min_samples},
+          {"max_samples", p.max_samples},
+          {"max_noise_rse", p.max_noise},
+          {"min_time_s", p.min_time_s},
+          {"timeout_s", p.timeout_s},
+          {"compared_samples", p.compared_samples},
+          {"run_once", p.run_once},
+          {"throttle_threshold", p.throttle_threshold},
           {"resample_throttled", p.resample_throttled}};
 }
 
@@ -522,12 +557,14 @@ results_doc results_from_json(const json& j, const std::string& where) {
     throw results_error(where + ": not a memscope results file (no \"format\": \"memscope-results\")");
   const auto& v = c.field(j, "$", "format_version");
   if (!v.is_number_integer())
-    c.fail("$.format_version", "must be a whole number (this memscope reads " + std::to_string(results_oldest_format_version) +
-                                   " to " + std::to_string(results_format_version) + ")");
+    c.fail("$.format_version", "must be a whole number (this memscope reads " +
+                                   std::to_string(results_oldest_format_version) + " to " +
+                                   std::to_string(results_format_version) + ")");
   const auto version = v.get<std::int64_t>();
   if (version < results_oldest_format_version || version > results_format_version)
-    throw results_error(where + ": results format version " + std::to_string(version) + " is not supported (this memscope reads " +
-                        std::to_string(results_oldest_format_version) + " to " + std::to_string(results_format_version) + ")");
+    throw results_error(where + ": results format version " + std::to_string(version) +
+                        " is not supported (this memscope reads " + std::to_string(results_oldest_format_version) +
+                        " to " + std::to_string(results_format_version) + ")");
   results_doc doc;
   doc.format_version = static_cast<int>(version);
   const auto& tool = c.field(j, "$", "tool");
@@ -576,10 +613,11 @@ results_doc results_from_json(const json& j, const std::string& where) {
       c.fail(path + ".source", "names run " + std::to_string(doc.results.back().source) + " of a document that lists " +
                                    std::to_string(runs));
     // In a fleet every board has its own rows: a point repeats only on one board.
-    const auto key = (doc.fleet ? board_of(doc, doc.results.back()) + '\x1e' : std::string()) + row_key(doc.results.back());
+    const auto key =
+        (doc.fleet ? board_of(doc, doc.results.back()) + '\x1e' : std::string()) + row_key(doc.results.back());
     if (const auto it = seen.find(key); it != seen.end())
-      c.fail(path, "repeats the row at $.results[" + std::to_string(it->second) + "] (" + doc.results.back().id() + " " +
-                       doc.results.back().axes_label + ")");
+      c.fail(path, "repeats the row at $.results[" + std::to_string(it->second) + "] (" + doc.results.back().id() +
+                       " " + doc.results.back().axes_label + ")");
     seen[key] = i;
   }
   return doc;
@@ -624,7 +662,8 @@ std::string ceiling_cell(const case_result& row) {
   const auto c = ceiling_of(row);
   if (!c) return "-";
   // Small copies are described by their time; their fraction still shows two figures, not "0.000x".
-  return c->fraction >= 0.01 ? fmt::format("{:.3f}x {}", c->fraction, c->name) : fmt::format("{:.2g}x {}", c->fraction, c->name);
+  return c->fraction >= 0.01 ? fmt::format("{:.3f}x {}", c->fraction, c->name)
+                             : fmt::format("{:.2g}x {}", c->fraction, c->name);
 }
 
 namespace {
@@ -670,13 +709,16 @@ void check_ranks(const std::vector<results_source>& runs) {
   for (const auto& s : runs) {
     if (s.rank < 0) continue;
     const auto key = board_key(s.host, s.device);
-    if (const auto it = board_of_rank.find(s.rank); it != board_of_rank.end() && board_key(it->second->host, it->second->device) != key)
-      throw results_error("rank " + std::to_string(s.rank) + " appears twice, on " + describe_board(*it->second) + " and on " +
-                          describe_board(s) + ": these are files of two jobs (merge one job's files, or compare the jobs)");
+    if (const auto it = board_of_rank.find(s.rank);
+        it != board_of_rank.end() && board_key(it->second->host, it->second->device) != key)
+      throw results_error("rank " + std::to_string(s.rank) + " appears twice, on " + describe_board(*it->second) +
+                          " and on " + describe_board(s) +
+                          ": these are files of two jobs (merge one job's files, or compare the jobs)");
     if (const auto it = rank_of_board.find(key); it != rank_of_board.end() && it->second->rank != s.rank)
-      throw results_error("ranks " + std::to_string(it->second->rank) + " and " + std::to_string(s.rank) +
-                          " both measured " + describe_board(s) +
-                          ": two processes shared one GPU, so neither figure is the board's own (give each rank its own GPU)");
+      throw results_error(
+          "ranks " + std::to_string(it->second->rank) + " and " + std::to_string(s.rank) + " both measured " +
+          describe_board(s) +
+          ": two processes shared one GPU, so neither figure is the board's own (give each rank its own GPU)");
     board_of_rank.emplace(s.rank, &s);
     rank_of_board.emplace(key, &s);
   }
@@ -723,8 +765,8 @@ std::string axis_names(const case_result& r) {
 /// ones. With `replace` they go; without it that is an error, as a row in two inputs is.
 template <class Name>
 void drop_changed_cases(results_doc& out, std::vector<std::size_t>& row_input, bool replace, const Name& name) {
-  std::map<std::string, std::size_t> latest;                // suite/case -> the last input with rows of it
-  std::map<std::string, std::set<std::string>> now_axes;    // suite/case -> its axes there
+  std::map<std::string, std::size_t> latest;              // suite/case -> the last input with rows of it
+  std::map<std::string, std::set<std::string>> now_axes;  // suite/case -> its axes there
   for (std::size_t k = 0; k < out.results.size(); ++k) {
     auto& l = latest[out.results[k].id()];
     l = std::max(l, row_input[k]);
@@ -754,7 +796,9 @@ void drop_changed_cases(results_doc& out, std::vector<std::size_t>& row_input, b
 
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
-  const auto name = [&](std::size_t i) { return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1); };
+  const auto name = [&](std::size_t i) {
+    return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1);
+  };
   results_doc out = docs.front();
   out.format_version = results_format_version;
   out.sources.clear();
@@ -765,18 +809,21 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
     const auto& d = docs[i];
     // One model, not necessarily one board: runs lent on different H200s still describe the H200.
     if (!same_model(d.device, out.device))
-      throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " + d.device.name +
-                          " in " + name(i) + ") cannot be merged into one document: compare them instead");
+      throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " +
+                          d.device.name + " in " + name(i) +
+                          ") cannot be merged into one document: compare them instead");
     if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)
       throw results_error(name(i) + " was measured with other options (mode, --quick or --cold, clean or dirty) than " +
                           name(0) + ": its figures are not comparable");
     runs[i] = runs_of(d, name(i));
     for (const auto& s : runs[i])
       if (s.tool_version != out.tool_version)
-        throw results_error(name(i) + " was written by memscope " + s.tool_version + ", " + name(0) + " by " + out.tool_version +
+        throw results_error(name(i) + " was written by memscope " + s.tool_version + ", " + name(0) + " by " +
+                            out.tool_version +
                             ": a document holds one version's figures (compare files of different versions instead)");
     if (d.fleet && opt.replace)
-      throw results_error(name(i) + " holds several boards (a fleet document): --replace joins runs into one profile, "
+      throw results_error(name(i) +
+                          " holds several boards (a fleet document): --replace joins runs into one profile, "
                           "which would mix the boards' figures");
     out.fleet = out.fleet || d.fleet;
   }
@@ -813,8 +860,8 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
       const auto key = (out.fleet ? board_key(src.host, src.device) + '\x1e' : std::string()) + row_key(r);
       if (const auto it = at.find(key); it != at.end()) {
         if (!opt.replace)
-          throw results_error(r.id() + " " + r.axes_label + " is in both " + name(row_input[it->second]) + " and " + name(i) +
-                              (out.fleet ? ", measured on one board" : std::string()) +
+          throw results_error(r.id() + " " + r.axes_label + " is in both " + name(row_input[it->second]) + " and " +
+                              name(i) + (out.fleet ? ", measured on one board" : std::string()) +
                               " (merge --replace lets the later file's row take its place)");
         out.results[it->second] = std::move(r);
         row_input[it->second] = i;

@@ -44,18 +44,18 @@ struct case_result {
   std::string verification_detail;
   std::string message;  // skip reason or error text
   bool timed = false;
-  sample_stats stats;   // seconds per launch
-  std::vector<double> times;  // every sample's time per launch, in the order taken (format 4 on)
-  bool converged = false;     // met the stopping rule (format 4 on; older rows read as converged)
-  std::string stop;           // why sampling stopped: see timing_policy.hpp ("" before format 4)
-  int batch = 1;        // launches per timed sample
+  sample_stats stats;               // seconds per launch
+  std::vector<double> times;        // every sample's time per launch, in the order taken (format 4 on)
+  bool converged = false;           // met the stopping rule (format 4 on; older rows read as converged)
+  std::string stop;                 // why sampling stopped: see timing_policy.hpp ("" before format 4)
+  int batch = 1;                    // launches per timed sample
   cold_mode cold = cold_mode::off;  // what L2 held at every sample's start
   std::uint64_t bytes_read = 0, bytes_written = 0, elements = 0;
-  double gbps = 0;          // (bytes_read + bytes_written) / median, in 1e9 B/s
-  double gbps_best = 0;     // the same over the fastest sample
+  double gbps = 0;       // (bytes_read + bytes_written) / median, in 1e9 B/s
+  double gbps_best = 0;  // the same over the fastest sample
   double elements_per_s = 0;
-  double fraction_of_copy = 0;  // gbps / same-run device-to-device copy gbps
-  std::map<std::string, double> metrics;  // suite-specific figures (ratios, cycles, ...)
+  double fraction_of_copy = 0;                // gbps / same-run device-to-device copy gbps
+  std::map<std::string, double> metrics;      // suite-specific figures (ratios, cycles, ...)
   std::map<std::string, std::string> labels;  // suite-specific names ("plan": "split cluster of 2")
   /// The SM clock while the point was timed (%globaltimer against clock64 around each sample);
   /// 0 when not measured. `clock_throttled`: a sample ran below the throttle threshold.

@@ -66,11 +66,9 @@ void apply_baselines(const std::map<std::string, const case_def*>& defs, results
       if (!present::usable(row)) continue;
       for (const auto& base : doc.results) {
         // Same run only, and a baseline that failed its check has no figure to compare with.
-        const bool is_base = base.source == row.source && present::usable(base) &&
-                             same_except(row, base, rule.axis) &&
-                             std::any_of(base.axes.begin(), base.axes.end(), [&](const auto& e) {
-                               return e.first == rule.axis && e.second == rule.value;
-                             });
+        const bool is_base = base.source == row.source && present::usable(base) && same_except(row, base, rule.axis) &&
+                             std::any_of(base.axes.begin(), base.axes.end(),
+                                         [&](const auto& e) { return e.first == rule.axis && e.second == rule.value; });
         if (is_base) row.metrics[rule.metric] = rule.ratio(row, base);
       }
     }
@@ -147,7 +145,8 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     return n;
   };
   const auto stopped = [&](int sig, const std::string& where, std::size_t not_run) {
-    doc.incomplete = "stopped by " + signal_name(sig) + " " + where + "; " + std::to_string(not_run) + " point(s) not run";
+    doc.incomplete =
+        "stopped by " + signal_name(sig) + " " + where + "; " + std::to_string(not_run) + " point(s) not run";
   };
   if (!req.verify_only) {
     const std::size_t want = doc.quick ? (std::size_t{256} << 20) : (std::size_t{1} << 30);
@@ -165,8 +164,9 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   if (hooks.on_start) hooks.on_start(doc);
 
   std::random_device rd;
-  const std::uint64_t run_seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
-                                 static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::uint64_t run_seed =
+      (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (done.count(planned_key(p))) continue;
@@ -197,8 +197,8 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     const cudaError_t sticky = r.status == case_status::error ? cudaDeviceSynchronize() : cudaSuccess;
     if (sticky != cudaSuccess) {
       r.message += std::string(" (the CUDA context is lost: ") + cudaGetErrorName(sticky) + ")";
-      doc.incomplete = "stopped at " + where + ", which left the CUDA context unusable (" + cudaGetErrorName(sticky) + "); " +
-                       std::to_string(left_from(i + 1)) + " later point(s) not run";
+      doc.incomplete = "stopped at " + where + ", which left the CUDA context unusable (" + cudaGetErrorName(sticky) +
+                       "); " + std::to_string(left_from(i + 1)) + " later point(s) not run";
     }
     finish_row(r, doc.copy_ceiling_gbps);
     doc.results.push_back(r);

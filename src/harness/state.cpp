@@ -23,8 +23,8 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& s) {
 std::uint64_t point_seed(std::uint64_t run_seed, const case_def& def, const axis_point& p) {
   std::uint64_t h = fnv1a(0xcbf29ce484222325ull ^ run_seed, def.id());
   for (const auto& [name, value] : p.entries()) {
-    const bool compared = std::any_of(def.baselines.begin(), def.baselines.end(),
-                                      [&](const baseline_rule& b) { return b.axis == name; });
+    const bool compared =
+        std::any_of(def.baselines.begin(), def.baselines.end(), [&](const baseline_rule& b) { return b.axis == name; });
     if (compared) continue;
     h = fnv1a(h, name);
     h = std::holds_alternative<std::int64_t>(value) ? fnv1a(h, std::to_string(std::get<std::int64_t>(value)))
@@ -35,8 +35,12 @@ std::uint64_t point_seed(std::uint64_t run_seed, const case_def& def, const axis
 
 }  // namespace
 
-case_state::case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only, std::uint64_t run_seed)
-    : def_(def), point_(std::move(point)), env_(env), verify_only_(verify_only),
+case_state::case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only,
+                       std::uint64_t run_seed)
+    : def_(def),
+      point_(std::move(point)),
+      env_(env),
+      verify_only_(verify_only),
       seed_(point_seed(run_seed, def, point_)) {
   result_.suite = def.suite;
   result_.name = def.name;

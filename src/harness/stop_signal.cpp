@@ -34,11 +34,16 @@ std::int64_t monotonic_ns() {
 
 const char* short_name(int sig) {
   switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    case SIGUSR1: return "SIGUSR1";
-    default: return nullptr;
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return nullptr;
   }
 }
 
@@ -66,7 +71,7 @@ extern "C" void on_stop_signal(int sig) {
     }
   } else if (now - first_ns.load() >= same_request_ns) {
     // Asked again: the default action, now (blocked until this handler returns).
-    struct sigaction dfl{};
+    struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, nullptr);
@@ -80,7 +85,7 @@ extern "C" void on_stop_signal(int sig) {
 stop_on_signals::stop_on_signals() {
   requested.store(0);
   first_ns.store(0);
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART;  // the CUDA driver's and the C library's blocking calls carry on

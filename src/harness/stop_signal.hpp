@@ -1,12 +1,11 @@
 #pragma once
 // A run stops cleanly when it is asked to: Ctrl-C (SIGINT), `kill`, `timeout` or a Slurm time
 // limit (SIGTERM), a closed terminal (SIGHUP), or a job script's early warning (SIGUSR1, as
-// `sbatch --signal=USR1@120` sends it). The handler only records the request; the sampler drops the point it is measuring
-// at the end of the sample under way, the runner runs no further point, and the outputs are
-// written with every row measured so far (the journal keeps them for --resume). A second
-// signal a second or more after the first ends the process at once; one arriving sooner is the
-// same request delivered twice (to the process group and forwarded by a --concurrent parent).
-// Pure C++ (POSIX signals).
+// `sbatch --signal=USR1@120` sends it). The handler only records the request; the sampler drops the point it is
+// measuring at the end of the sample under way, the runner runs no further point, and the outputs are written with
+// every row measured so far (the journal keeps them for --resume). A second signal a second or more after the first
+// ends the process at once; one arriving sooner is the same request delivered twice (to the process group and forwarded
+// by a --concurrent parent). Pure C++ (POSIX signals).
 
 #include <string>
 

@@ -64,8 +64,9 @@ suite& suite::finding(present::finding_rule r) {
   return *this;
 }
 
-suite& suite::fact(std::string name, std::vector<std::string> cases, std::string description,
-                   std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval) {
+suite& suite::fact(
+    std::string name, std::vector<std::string> cases, std::string description,
+    std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval) {
   if (reg_.find_fact(name)) throw std::logic_error("fact " + name + " declared twice");
   if (cases.empty()) throw std::logic_error("fact " + name + " names no case it reads");
   for (const auto& c : cases) {

@@ -50,8 +50,9 @@ class suite {
   suite& finding(present::finding_rule r);
   /// An advice fact computed from the rows of `cases` (cases of this suite, registered before;
   /// the eval sees no other rows). Throws std::logic_error on a duplicate name or an unknown case.
-  suite& fact(std::string name, std::vector<std::string> cases, std::string description,
-              std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval);
+  suite& fact(
+      std::string name, std::vector<std::string> cases, std::string description,
+      std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval);
   suite& upgrade(std::function<void(case_result&, int from_version)> f);
   const std::string& name() const { return name_; }
 

@@ -35,7 +35,10 @@ std::string format_bytes(double b) {
   if (!std::isfinite(b) || b < 0) return fmt::format("{} B", b);
   const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;
-  while (b >= 1024 && u < 6) { b /= 1024; ++u; }
+  while (b >= 1024 && u < 6) {
+    b /= 1024;
+    ++u;
+  }
   return u == 0 ? fmt::format("{:.0f} B", b) : fmt::format("{:.1f} {}", b, unit[u]);
 }
 
@@ -55,12 +58,25 @@ std::string markdown_cell(const std::string& s) {
   std::string o;
   for (char c : s) {
     switch (c) {
-      case '|': o += "\\|"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '&': o += "&amp;"; break;
-      case '\n': case '\r': case '\t': o += ' '; break;
-      default: o += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+      case '|':
+        o += "\\|";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '\n':
+      case '\r':
+      case '\t':
+        o += ' ';
+        break;
+      default:
+        o += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
     }
   }
   return o;
@@ -72,10 +88,14 @@ bool unconverged(const case_result& r) { return r.unconverged(); }
 
 const char* check_word(const case_result& r) {
   switch (r.status) {
-    case case_status::ok: return "ok";
-    case case_status::fail: return "FAIL";
-    case case_status::skipped: return "skip";
-    case case_status::error: return "ERROR";
+    case case_status::ok:
+      return "ok";
+    case case_status::fail:
+      return "FAIL";
+    case case_status::skipped:
+      return "skip";
+    case case_status::error:
+      return "ERROR";
   }
   return "?";
 }
@@ -85,7 +105,8 @@ struct row_text {
   std::string note;  // failure detail or skip reason, printed under the row
 };
 
-const std::vector<std::string> header = {"case", "axes", "n", "median", "min", "max", "noise", "GB/s", "of ceiling", "check"};
+const std::vector<std::string> header = {"case", "axes",  "n",    "median",     "min",
+                                         "max",  "noise", "GB/s", "of ceiling", "check"};
 
 row_text render(const case_result& r) {
   row_text t;
@@ -196,14 +217,16 @@ std::string timing_summary(const results_doc& doc) {
   }
   std::string s = fmt::format("timing: {} of {} timed points met the stopping rule", converged, timed);
   if (doc.timing)
-    s += doc.timing->run_once ? " (--run-once: one launch each)"
-                              : fmt::format(" (at least {} samples and {:g} s of GPU time, relative standard error at most "
-                                            "{:g}%, within {:g} s)",
-                                            doc.timing->min_samples, doc.timing->min_time_s, 100 * doc.timing->max_noise,
-                                            doc.timing->timeout_s);
+    s += doc.timing->run_once
+             ? " (--run-once: one launch each)"
+             : fmt::format(
+                   " (at least {} samples and {:g} s of GPU time, relative standard error at most "
+                   "{:g}%, within {:g} s)",
+                   doc.timing->min_samples, doc.timing->min_time_s, 100 * doc.timing->max_noise, doc.timing->timeout_s);
   if (!stops.empty()) {
     std::vector<std::string> parts;
-    for (const auto& [k, n] : stops) parts.push_back(fmt::format("{} {}", n, k == "fixed" ? "compared (fixed count)" : k));
+    for (const auto& [k, n] : stops)
+      parts.push_back(fmt::format("{} {}", n, k == "fixed" ? "compared (fixed count)" : k));
     s += fmt::format("; not met: {}", fmt::join(parts, ", "));
   }
   if (const std::string l2 = describe(doc.cold); !l2.empty()) s += "\n" + l2;
@@ -227,28 +250,32 @@ std::string timing_summary(const results_doc& doc) {
 
 void write_csv(const results_doc& doc, std::ostream& out) {
   out << "suite,case,variant,axes,status,verification,samples,median_s,min_s,max_s,noise,bytes_read,bytes_written,"
-         "elements,gbps,fraction_of_copy,ceiling,fraction_of_ceiling,elements_per_s,converged,stop,sm_clock_mhz,throttled,"
+         "elements,gbps,fraction_of_copy,ceiling,fraction_of_ceiling,elements_per_s,converged,stop,sm_clock_mhz,"
+         "throttled,"
          "l2_start,detail\n";
   for (const auto& r : doc.results) {
     const auto ceiling = ceiling_of(r);
-    const std::string detail = r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
+    const std::string detail =
+        r.status == case_status::ok ? "" : (r.message.empty() ? r.verification_detail : r.message);
     // What L2 held as each sample began: a row read alone must not lose its regime.
     const char* l2 = r.timed ? to_string(r.cold) : "";
-    out << fmt::format("{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{},{}\n",
-                       csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label),
-                       to_string(r.status), to_string(r.verification), r.stats.count, r.stats.median, r.stats.min,
-                       r.stats.max, r.stats.noise, r.bytes_read, r.bytes_written, r.elements, r.gbps,
-                       r.fraction_of_copy, ceiling ? ceiling->name : "", ceiling ? fmt::format("{:.6g}", ceiling->fraction) : std::string(), r.elements_per_s, r.timed ? (unconverged(r) ? "no" : "yes") : "",
-                       csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "", l2, csv_escape(detail));
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.6g},{},{},{},{:.6g},{:.6g},{},{},{:.6g},{},{},{:.0f},{},{},{}\n",
+        csv_escape(r.suite), csv_escape(r.name), csv_escape(r.variant), csv_escape(r.axes_label), to_string(r.status),
+        to_string(r.verification), r.stats.count, r.stats.median, r.stats.min, r.stats.max, r.stats.noise, r.bytes_read,
+        r.bytes_written, r.elements, r.gbps, r.fraction_of_copy, ceiling ? ceiling->name : "",
+        ceiling ? fmt::format("{:.6g}", ceiling->fraction) : std::string(), r.elements_per_s,
+        r.timed ? (unconverged(r) ? "no" : "yes") : "", csv_escape(r.stop), r.clock_mhz, r.clock_throttled ? "yes" : "",
+        l2, csv_escape(detail));
   }
 }
 
 void write_markdown(const results_doc& doc, std::ostream& out, const std::vector<std::string>& findings) {
   out << "# memscope results\n\n";
-  out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", markdown_cell(doc.device.name), doc.device.cc_major,
-                     doc.device.cc_minor, doc.device.sm_count, doc.device.l2_bytes / 1048576.0);
-  out << fmt::format("- memscope {} ({}), {}, command: {}\n", markdown_cell(doc.tool_version), markdown_cell(doc.commit),
-                     markdown_cell(doc.created_utc), markdown_cell(doc.command));
+  out << fmt::format("- device: {} (sm_{}{}, {} SMs, {:.0f} MiB L2)\n", markdown_cell(doc.device.name),
+                     doc.device.cc_major, doc.device.cc_minor, doc.device.sm_count, doc.device.l2_bytes / 1048576.0);
+  out << fmt::format("- memscope {} ({}), {}, command: {}\n", markdown_cell(doc.tool_version),
+                     markdown_cell(doc.commit), markdown_cell(doc.created_utc), markdown_cell(doc.command));
   if (doc.copy_ceiling_gbps > 0) out << fmt::format("- copy ceiling: {:.1f} GB/s\n", doc.copy_ceiling_gbps);
   if (!doc.incomplete.empty()) out << "- **incomplete**: " << markdown_cell(doc.incomplete) << '\n';
   if (any_link_row(doc)) out << "- of ceiling: " << ceiling_legend << '\n';
@@ -264,8 +291,7 @@ void write_markdown(const results_doc& doc, std::ostream& out, const std::vector
     for (auto& c : t.cells) c = markdown_cell(c);
     out << "| " << fmt::format("{}", fmt::join(t.cells, " | ")) << " |\n";
   }
-  if (std::any_of(doc.results.begin(), doc.results.end(), unconverged))
-    out << "\n~ did not meet the stopping rule\n";
+  if (std::any_of(doc.results.begin(), doc.results.end(), unconverged)) out << "\n~ did not meet the stopping rule\n";
   if (doc.mode == "run") {
     out << '\n';
     for (const auto& l : split_lines(timing_summary(doc))) out << "- " << markdown_cell(l) << '\n';

@@ -19,7 +19,8 @@ std::string timing_policy::problem() const {
   if (min_samples < 1) return "--min-samples must be at least 1";
   if (max_samples < 1) return "--max-samples must be at least 1";
   if (max_samples < min_samples)
-    return "--max-samples (" + std::to_string(max_samples) + ") is below --min-samples (" + std::to_string(min_samples) + ")";
+    return "--max-samples (" + std::to_string(max_samples) + ") is below --min-samples (" +
+           std::to_string(min_samples) + ")";
   if (!fin(max_noise) || max_noise <= 0) return "--max-noise must be a percentage above 0";
   if (!fin(min_time_s) || min_time_s < 0) return "--min-time must be at least 0 seconds";
   if (!fin(timeout_s) || timeout_s <= 0) return "--timeout must be above 0 seconds";

@@ -25,15 +25,15 @@ struct chart_spec {
   /// "{fixed}" is replaced by the value `fixed_axis` was held at ("1.0 GiB", "268435456"),
   /// "{panel}" by the panel's value of `panel_axis`.
   std::string title;
-  row_pred keep;           // which usable rows of the suite (all when empty)
+  row_pred keep;  // which usable rows of the suite (all when empty)
   /// An integer axis held at its largest measured value: charts show the biggest problem.
   std::string fixed_axis;
   bool fixed_is_bytes = false;
   /// One small chart per value of this axis (empty: one chart).
   std::string panel_axis;
   bool panel_is_bytes = false;
-  row_label label;         // a bar's label, or the series a point belongs to
-  row_value x;             // lines only
+  row_label label;  // a bar's label, or the series a point belongs to
+  row_value x;      // lines only
   row_value y;
   /// The spread behind y, drawn as a whisker, and what it spans, said once on the chart.
   row_spread y_spread;
@@ -103,7 +103,9 @@ inline row_spread time_spread(double scale) {
 }
 /// Two metrics the row records beside its figure (the fastest and the slowest chase).
 inline row_spread metric_spread(std::string lo, std::string hi) {
-  return [lo = std::move(lo), hi = std::move(hi)](const case_result& r) { return std::pair<double, double>{r.metric(lo), r.metric(hi)}; };
+  return [lo = std::move(lo), hi = std::move(hi)](const case_result& r) {
+    return std::pair<double, double>{r.metric(lo), r.metric(hi)};
+  };
 }
 inline row_label label_axes(std::vector<std::string> names) {
   return [names](const case_result& r) { return axes_text(r, names); };
@@ -131,8 +133,8 @@ inline chart_spec gbps_bars(std::string title, row_label label, row_pred peer, s
 
 /// Bars of one case's GB/s over a link (PCIe, NVLink, page migration) at its largest `bytes`:
 /// no DRAM copy ceiling, which does not bound them.
-inline chart_spec link_bars(std::string title, row_label label, row_pred peer, std::string peer_key, std::string case_name,
-                            std::string y_label) {
+inline chart_spec link_bars(std::string title, row_label label, row_pred peer, std::string peer_key,
+                            std::string case_name, std::string y_label) {
   chart_spec c = gbps_bars(std::move(title), std::move(label), std::move(peer), std::move(peer_key));
   c.keep = case_is(std::move(case_name));
   c.fixed_axis = "bytes";
@@ -143,8 +145,8 @@ inline chart_spec link_bars(std::string title, row_label label, row_pred peer, s
 }
 
 /// One line per series over an integer axis.
-inline chart_spec line_plot(std::string title, row_label series, const std::string& x_axis, row_value y, std::string x_label,
-                            std::string y_label, scale x_scale) {
+inline chart_spec line_plot(std::string title, row_label series, const std::string& x_axis, row_value y,
+                            std::string x_label, std::string y_label, scale x_scale) {
   chart_spec c;
   c.kind = chart_kind::lines;
   c.title = std::move(title);

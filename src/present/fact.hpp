@@ -14,17 +14,16 @@
 namespace memscope::present {
 
 struct fact_value {
-  std::string text;     // the sentence, computed from rows
-  double value = 0;     // the headline figure
-  std::string tag;      // a typed label the advisor may branch on ("block", "split", ...)
+  std::string text;  // the sentence, computed from rows
+  double value = 0;  // the headline figure
+  std::string tag;   // a typed label the advisor may branch on ("block", "split", ...)
   /// Set when the question named a size the rows do not hold: what was used instead.
   std::string nearest_note;
 };
 
-
 struct fact_def {
   std::string name;
-  std::string suite;        // filled in by the suite that declares it
+  std::string suite;  // filled in by the suite that declares it
   /// The suite's cases whose rows it reads: all it sees of the suite, and what `memscope run`
   /// needs to measure it (never empty: the suite checks each names one of its cases).
   std::vector<std::string> cases;

@@ -9,7 +9,8 @@
 
 namespace memscope::present {
 
-std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at, std::string& note) {
+std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at,
+                           std::string& note) {
   if (!at) return largest(rows, axis_name);
   const auto* r = nearest(rows, axis_name, *at);
   if (!r) return largest(rows, axis_name);
@@ -63,8 +64,8 @@ std::string describe_levels(const std::vector<latency_level>& levels, const devi
   std::string text;
   for (const auto& l : merged) {
     const bool open_end = l.last_bytes >= largest_x;
-    text += fmt::format("{}{} {} {} {}", text.empty() ? "" : "; ", name(l), value(l.cycles), open_end ? "from" : "up to",
-                        format_bytes(open_end ? l.first_bytes : l.last_bytes));
+    text += fmt::format("{}{} {} {} {}", text.empty() ? "" : "; ", name(l), value(l.cycles),
+                        open_end ? "from" : "up to", format_bytes(open_end ? l.first_bytes : l.last_bytes));
   }
   return text;
 }

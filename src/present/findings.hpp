@@ -38,7 +38,8 @@ struct level_text_options {
 
 /// The bytes-axis value a fact about `at` bytes should read: the nearest measured to `at`, else
 /// the largest; `note` says so where the measured size differs from `at` (fact_value::nearest_note).
-std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at, std::string& note);
+std::int64_t size_for_fact(const row_list& rows, const std::string& axis_name, std::optional<double> at,
+                           std::string& note);
 
 /// "L1 40 cycles up to 192.0 KiB; L2 ... from 128.0 MiB" for detected levels.
 std::string describe_levels(const std::vector<latency_level>& levels, const device_info& d,

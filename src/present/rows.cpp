@@ -105,7 +105,10 @@ std::optional<line_fit> fit_line(const std::vector<std::pair<double, double>>& p
   if (points.size() < 2) return std::nullopt;
   double sx = 0, sy = 0, sxx = 0, sxy = 0;
   for (const auto& [x, y] : points) {
-    sx += x; sy += y; sxx += x * x; sxy += x * y;
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
   }
   const double m = static_cast<double>(points.size()), den = m * sxx - sx * sx;
   if (!(std::fabs(den) > 0)) return std::nullopt;

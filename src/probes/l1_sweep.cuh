@@ -44,7 +44,8 @@ __global__ void __launch_bounds__(l1_sweep_policy::block_threads)
 class l1_sweep {
  public:
   explicit l1_sweep(std::size_t shared_per_sm)
-      : words_(l1_sweep_policy::l1_multiple * (shared_per_sm + l1_sweep_policy::l1_beyond_shared) / sizeof(std::uint32_t)),
+      : words_(l1_sweep_policy::l1_multiple * (shared_per_sm + l1_sweep_policy::l1_beyond_shared) /
+               sizeof(std::uint32_t)),
         sink_(1) {
     MEMSCOPE_CUDA_CALL(cudaMemset(words_.data(), static_cast<int>(l1_sweep_policy::fill_byte), words_.bytes()));
   }

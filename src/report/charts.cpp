@@ -18,10 +18,14 @@ using present::row_list;
 
 axis_scale to_axis(present::scale s) {
   switch (s) {
-    case present::scale::linear: return axis_scale::linear;
-    case present::scale::log10: return axis_scale::log10;
-    case present::scale::log2: return axis_scale::log2;
-    case present::scale::log2_bytes: return axis_scale::log2_bytes;
+    case present::scale::linear:
+      return axis_scale::linear;
+    case present::scale::log10:
+      return axis_scale::log10;
+    case present::scale::log2:
+      return axis_scale::log2;
+    case present::scale::log2_bytes:
+      return axis_scale::log2_bytes;
   }
   return axis_scale::linear;
 }
@@ -56,7 +60,8 @@ std::string render_one(const chart_spec& spec, const row_list& rows, const std::
       const double v = spec.y(*r);
       if (std::isfinite(v)) c.bars.push_back({spec.label(*r), v, spec.peer && spec.peer(*r), spread_of(spec, *r)});
     }
-    if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0) c.reference_lines.push_back({"copy ceiling", ceiling});
+    if (const double ceiling = chart_ceiling(spec, rows, doc); ceiling > 0)
+      c.reference_lines.push_back({"copy ceiling", ceiling});
     return render(c);
   }
   line_chart c;
@@ -131,10 +136,14 @@ std::vector<std::string> charts_for(const suite_info* info, const present::suite
       panels.push_back({title, rows});
     } else {
       for (const auto& s : present::string_values(rows, spec.panel_axis))
-        panels.push_back({with_token(title, "{panel}", s), present::filter(rows, [&](const case_result& r) { return r.string_axis(spec.panel_axis) == s; })});
+        panels.push_back({with_token(title, "{panel}", s), present::filter(rows, [&](const case_result& r) {
+                            return r.string_axis(spec.panel_axis) == s;
+                          })});
       for (const auto n : present::int_values(rows, spec.panel_axis))
-        panels.push_back({with_token(title, "{panel}", spec.panel_is_bytes ? format_bytes(static_cast<double>(n)) : std::to_string(n)),
-                          present::filter(rows, [&](const case_result& r) { return r.int_axis(spec.panel_axis) == n; })});
+        panels.push_back(
+            {with_token(title, "{panel}",
+                        spec.panel_is_bytes ? format_bytes(static_cast<double>(n)) : std::to_string(n)),
+             present::filter(rows, [&](const case_result& r) { return r.int_axis(spec.panel_axis) == n; })});
     }
     for (const auto& [t, p] : panels) {
       const auto svg = render_one(spec, p, t, view.doc);

@@ -15,15 +15,19 @@ namespace memscope::report {
 
 const char* to_string(verdict v) {
   switch (v) {
-    case verdict::faster: return "faster";
-    case verdict::slower: return "slower";
-    case verdict::same: return "same";
+    case verdict::faster:
+      return "faster";
+    case verdict::slower:
+      return "slower";
+    case verdict::same:
+      return "same";
   }
   return "?";
 }
 
 std::size_t comparison::count(verdict v) const {
-  return static_cast<std::size_t>(std::count_if(rows.begin(), rows.end(), [&](const comparison_row& r) { return r.v == v; }));
+  return static_cast<std::size_t>(
+      std::count_if(rows.begin(), rows.end(), [&](const comparison_row& r) { return r.v == v; }));
 }
 
 namespace {
@@ -34,8 +38,10 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
   std::map<std::string, const case_result*> out;
   for (const auto& r : d.results) {
     if (!present::usable(r)) continue;
-    if (!(r.stats.median > 0) || !std::isfinite(r.stats.median) || !(r.stats.noise >= 0) || !std::isfinite(r.stats.noise))
-      throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label + " has an impossible time or noise");
+    if (!(r.stats.median > 0) || !std::isfinite(r.stats.median) || !(r.stats.noise >= 0) ||
+        !std::isfinite(r.stats.noise))
+      throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label +
+                          " has an impossible time or noise");
     if (!out.emplace(row_key(r), &r).second)
       throw results_error(std::string("results ") + which + " holds " + r.id() + " " + r.axes_label + " twice");
   }
@@ -45,16 +51,17 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
 }  // namespace
 
 comparison compare(const results_doc& a, const results_doc& b, const registry& reg, const compare_options& opt) {
-  if (!(std::isfinite(opt.min_effect) && opt.min_effect >= 0)) throw usage_error("--min-effect takes a percentage of at least 0");
-  if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha < 1)) throw usage_error("--alpha takes a probability between 0 and 1");
+  if (!(std::isfinite(opt.min_effect) && opt.min_effect >= 0))
+    throw usage_error("--min-effect takes a percentage of at least 0");
+  if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha < 1))
+    throw usage_error("--alpha takes a probability between 0 and 1");
   const auto in_a = timed_rows(a, "A");
   const auto in_b = timed_rows(b, "B");
   comparison c;
   std::size_t matched_b = 0;
   const auto failed = [](const results_doc& d) {
-    return static_cast<std::size_t>(std::count_if(d.results.begin(), d.results.end(), [](const case_result& r) {
-      return r.timed && !present::usable(r);
-    }));
+    return static_cast<std::size_t>(std::count_if(d.results.begin(), d.results.end(),
+                                                  [](const case_result& r) { return r.timed && !present::usable(r); }));
   };
   c.excluded_a = failed(a);
   c.excluded_b = failed(b);
@@ -94,7 +101,8 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
       row.p = mann_whitney_p(ra.times, rb.times);
       differs = row.p < opt.alpha && std::fabs(row.ratio - 1) > row.threshold;
     } else {
-      row.threshold = std::max(opt.min_effect, 2 * std::sqrt(ra.stats.noise * ra.stats.noise + rb.stats.noise * rb.stats.noise));
+      row.threshold =
+          std::max(opt.min_effect, 2 * std::sqrt(ra.stats.noise * ra.stats.noise + rb.stats.noise * rb.stats.noise));
       row.p = std::nan("");
       differs = std::fabs(row.ratio - 1) > row.threshold;
     }
@@ -131,9 +139,12 @@ std::string l2_relation(const results_doc& a, const results_doc& b) {
   if (a.cold == b.cold) return {};
   const auto what = [](cold_mode m) -> std::string {
     switch (m) {
-      case cold_mode::off: return "warm (what the previous launch left)";
-      case cold_mode::clean: return "flushed clean (--cold)";
-      case cold_mode::dirty: return "full of dirty lines (--cold=dirty)";
+      case cold_mode::off:
+        return "warm (what the previous launch left)";
+      case cold_mode::clean:
+        return "flushed clean (--cold)";
+      case cold_mode::dirty:
+        return "full of dirty lines (--cold=dirty)";
     }
     return {};
   };
@@ -143,11 +154,15 @@ std::string l2_relation(const results_doc& a, const results_doc& b) {
 
 void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
   // Names and commands come from files: never let them drive the terminal.
-  out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command), terminal_safe(a.device.name),
-                     terminal_safe(a.commit), terminal_safe(a.created_utc), terminal_safe(b.command), terminal_safe(b.device.name),
-                     terminal_safe(b.commit), terminal_safe(b.created_utc));
+  out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command),
+                     terminal_safe(a.device.name), terminal_safe(a.commit), terminal_safe(a.created_utc),
+                     terminal_safe(b.command), terminal_safe(b.device.name), terminal_safe(b.commit),
+                     terminal_safe(b.created_utc));
   std::size_t w0 = 4, w1 = 4;
-  for (const auto& r : c.rows) { w0 = std::max(w0, r.id.size()); w1 = std::max(w1, r.axes_label.size()); }
+  for (const auto& r : c.rows) {
+    w0 = std::max(w0, r.id.size());
+    w1 = std::max(w1, r.axes_label.size());
+  }
   out << "GPUs: " << gpu_relation(a, b) << '\n';
   if (const auto l2 = l2_relation(a, b); !l2.empty()) out << l2 << '\n';
   out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
@@ -159,24 +174,26 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   for (const auto& r : c.rows) {
     unconverged += r.unconverged;
     figures += !r.unit.empty();
-    const std::string basis = !r.unit.empty() ? (r.ranges ? "ranges" : "figures")
+    const std::string basis = !r.unit.empty()   ? (r.ranges ? "ranges" : "figures")
                               : std::isnan(r.p) ? std::string("medians")
                                                 : fmt::format("{:.1e}", r.p);
-    out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label, w1,
-                       value(r, r.median_a), value(r, r.median_b), r.ratio, basis, 100 * r.threshold, to_string(r.v),
-                       r.unconverged ? " ~" : "");
+    out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label,
+                       w1, value(r, r.median_a), value(r, r.median_b), r.ratio, basis, 100 * r.threshold,
+                       to_string(r.v), r.unconverged ? " ~" : "");
   }
-  out << fmt::format("{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and {}); "
-                     "{} only in A, {} only in B\n",
-                     c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same),
-                     figures == c.rows.size() ? "ranges that do not overlap, where recorded"
-                     : figures > 0            ? "the rank test, or for a case's own figure ranges that do not overlap"
-                                              : "the rank test",
-                     c.only_a, c.only_b);
+  out << fmt::format(
+      "{} compared: {} faster, {} slower, {} same (a verdict needs both the effect and {}); "
+      "{} only in A, {} only in B\n",
+      c.rows.size(), c.count(verdict::faster), c.count(verdict::slower), c.count(verdict::same),
+      figures == c.rows.size() ? "ranges that do not overlap, where recorded"
+      : figures > 0            ? "the rank test, or for a case's own figure ranges that do not overlap"
+                               : "the rank test",
+      c.only_a, c.only_b);
   if (figures > 0)
-    out << fmt::format("{} row(s) judged on their case's own figure, not the launch time (a chase's cycles): the effect, and "
-                       "where both rows recorded the fastest and slowest chase (\"ranges\"), ranges that do not overlap\n",
-                       figures);
+    out << fmt::format(
+        "{} row(s) judged on their case's own figure, not the launch time (a chase's cycles): the effect, and "
+        "where both rows recorded the fastest and slowest chase (\"ranges\"), ranges that do not overlap\n",
+        figures);
   if (unconverged > 0)
     out << fmt::format("~ {} row(s) where A or B did not meet its run's stopping rule: read those verdicts with care\n",
                        unconverged);

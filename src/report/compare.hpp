@@ -17,7 +17,7 @@ struct comparison_row {
   std::string id, axes_label;
   /// The median times, or the case's own figure where it declares one (`unit` names it).
   double median_a = 0, median_b = 0;
-  std::string unit;      // empty: seconds
+  std::string unit;  // empty: seconds
   /// A figure's verdict: both rows recorded their spread, so the verdict needs the ranges apart.
   bool ranges = false;
   double ratio = 0;      // median_b / median_a: below 1, B is faster

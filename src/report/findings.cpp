@@ -5,7 +5,8 @@
 namespace memscope::report {
 
 bool shows_non_finite(const std::string& text) {
-  static const std::regex bad(R"((^|[^A-Za-z0-9_])[-+]?(nan|infinity|inf)x?([^A-Za-z0-9_]|$)|[0-9]{25})", std::regex::icase);
+  static const std::regex bad(R"((^|[^A-Za-z0-9_])[-+]?(nan|infinity|inf)x?([^A-Za-z0-9_]|$)|[0-9]{25})",
+                              std::regex::icase);
   return std::regex_search(text, bad);
 }
 

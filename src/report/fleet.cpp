@@ -31,7 +31,8 @@ std::string board_name(const results_doc& d) {
                      d.device.uuid.substr(0, std::min<std::size_t>(d.device.uuid.size(), 12)));
 }
 
-std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt) {
+std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards, const registry& reg,
+                                          const fleet_options& opt) {
   // row key -> per board: (figure, relative standard error); and the row's name for people
   std::map<std::string, std::map<std::size_t, std::pair<double, double>>> by_row;
   std::map<std::string, std::string> names;
@@ -75,35 +76,40 @@ std::vector<board_summary> compare_boards(const std::vector<results_doc>& boards
   return out;
 }
 
-std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const registry& reg, const fleet_options& opt) {
+std::vector<std::string> fleet_table(const std::vector<results_doc>& boards, const registry& reg,
+                                     const fleet_options& opt) {
   const auto s = compare_boards(boards, reg, opt);
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("per board ({} boards; a row stands out at more than {:.0f}% from the boards' median "
-                              "and beyond four standard errors):", boards.size(), 100 * opt.threshold));
+  lines.push_back(
+      fmt::format("per board ({} boards; a row stands out at more than {:.0f}% from the boards' median "
+                  "and beyond four standard errors):",
+                  boards.size(), 100 * opt.threshold));
   std::size_t width = 5;
   for (const auto& b : s) width = std::max(width, b.board.size());
-  lines.push_back(fmt::format("  {:<{}}  {:>8}  {:>12}  {}", "board", width, "compared", "stand out", "largest difference"));
+  lines.push_back(
+      fmt::format("  {:<{}}  {:>8}  {:>12}  {}", "board", width, "compared", "stand out", "largest difference"));
   std::size_t flagged = 0;
   for (const auto& b : s) {
     flagged += b.off > 0;
-    lines.push_back(fmt::format("  {:<{}}  {:>8}  {:>12}  {}", b.board, width, b.compared, b.off,
-                                b.worst_row.empty() ? std::string("-")
-                                                    : fmt::format("{:+.1f}% at {}", 100 * b.worst, b.worst_row)));
+    lines.push_back(fmt::format(
+        "  {:<{}}  {:>8}  {:>12}  {}", b.board, width, b.compared, b.off,
+        b.worst_row.empty() ? std::string("-") : fmt::format("{:+.1f}% at {}", 100 * b.worst, b.worst_row)));
   }
   // A board whose run stopped early is compared on the points it finished: said, not hidden.
   for (std::size_t i = 0; i < boards.size(); ++i)
-    if (!boards[i].incomplete.empty()) lines.push_back(fmt::format("  {}: incomplete ({})", s[i].board, boards[i].incomplete));
+    if (!boards[i].incomplete.empty())
+      lines.push_back(fmt::format("  {}: incomplete ({})", s[i].board, boards[i].incomplete));
   // A board's rows measured on other boards too are compared as its own: said, so that a row
   // that stands out is not pinned on a board that never ran it.
   for (std::size_t i = 0; i < boards.size(); ++i)
     if (const auto n = boards_named(boards[i]); n > 1)
-      lines.push_back(fmt::format("  {}: its rows come from {} boards of its model (runs merged with --replace, or a run resumed "
-                                  "on another board), all counted as this board's; each row's run names its board",
-                                  s[i].board, n));
+      lines.push_back(
+          fmt::format("  {}: its rows come from {} boards of its model (runs merged with --replace, or a run resumed "
+                      "on another board), all counted as this board's; each row's run names its board",
+                      s[i].board, n));
   if (boards.size() == 2 && flagged)
     lines.push_back("  with two boards a difference cannot say which one is off: measure a third");
-  else if (flagged == 0)
-    lines.push_back("  no board stands out");
+  else if (flagged == 0) lines.push_back("  no board stands out");
   return lines;
 }
 

@@ -52,12 +52,14 @@ std::string device_section(const results_doc& doc) {
   o += card(fmt::format("{:.0f} GB/s", d.theoretical_dram_gbps),
             fmt::format("theoretical DRAM ({}-bit, {} MHz)", d.memory_bus_width_bits, d.memory_clock_khz / 1000));
   o += card(fmt::format("{:.1f} GiB", d.total_global_mem / 1073741824.0), "global memory");
-  o += card(fmt::format("{:.0f} MiB", d.l2_bytes / 1048576.0), fmt::format("L2 ({:.1f} MiB persisting max)", d.persisting_l2_max_bytes / 1048576.0));
+  o += card(fmt::format("{:.0f} MiB", d.l2_bytes / 1048576.0),
+            fmt::format("L2 ({:.1f} MiB persisting max)", d.persisting_l2_max_bytes / 1048576.0));
   o += card(fmt::format("{} KiB", d.shared_per_block_optin / 1024),
             fmt::format("shared per block opt-in ({} KiB per SM)", d.shared_per_sm / 1024));
   o += card(fmt::format("{} KiB", d.total_const_mem / 1024), "constant memory");
-  o += card(d.cluster_launch ? fmt::format("{} / {}", d.max_cluster_size_portable, d.max_cluster_size_nonportable) : "none",
-            "max cluster (portable / non-portable)");
+  o += card(
+      d.cluster_launch ? fmt::format("{} / {}", d.max_cluster_size_portable, d.max_cluster_size_nonportable) : "none",
+      "max cluster (portable / non-portable)");
   o += card(fmt::format("{} MHz", d.sm_clock_khz / 1000), "SM clock (peak)");
   o += card(format_cuda_version(d.driver_version) + " / " + format_cuda_version(d.runtime_version), "driver / runtime");
   o += "</div>";
@@ -81,10 +83,8 @@ std::string skip_summary(const std::vector<const case_result*>& rows) {
     if (r->status != case_status::skipped) continue;
     ++skipped;
     auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& e) { return e.first == r->message; });
-    if (it == reasons.end())
-      reasons.emplace_back(r->message, 1);
-    else
-      ++it->second;
+    if (it == reasons.end()) reasons.emplace_back(r->message, 1);
+    else ++it->second;
   }
   if (skipped == 0) return "";
   std::string o = fmt::format("<p class=\"skips\">{} of {} points skipped: ", skipped, rows.size());
@@ -101,9 +101,12 @@ std::string skip_summary(const std::vector<const case_result*>& rows) {
 std::string table(const std::vector<const case_result*>& rows) {
   std::string o =
       "<table><thead><tr><th>case</th><th>axes</th><th>n</th><th>median</th><th>min</th><th>max</th><th>noise</th>"
-      "<th>GB/s</th><th title=\"link rows: against the theoretical bandwidth of the link their bytes crossed; copy rows: against the copy ceiling\">of ceiling</th><th>check</th><th>figures</th></tr></thead><tbody>";
+      "<th>GB/s</th><th title=\"link rows: against the theoretical bandwidth of the link their bytes crossed; copy "
+      "rows: against the copy ceiling\">of ceiling</th><th>check</th><th>figures</th></tr></thead><tbody>";
   for (const auto* r : rows) {
-    const char* cls = r->status == case_status::ok ? "" : r->status == case_status::skipped ? " class=\"skipped\"" : " class=\"fail\"";
+    const char* cls = r->status == case_status::ok        ? ""
+                      : r->status == case_status::skipped ? " class=\"skipped\""
+                                                          : " class=\"fail\"";
     std::string metrics;
     for (const auto& [k, v] : r->metrics) metrics += fmt::format("{}{} = {:.4g}", metrics.empty() ? "" : "; ", k, v);
     if (!r->message.empty()) metrics += (metrics.empty() ? "" : "; ") + r->message;
@@ -111,14 +114,17 @@ std::string table(const std::vector<const case_result*>& rows) {
     if (r->unconverged())
       metrics += (metrics.empty() ? "" : "; ") + std::string("~ stopping rule not met (") + r->stop + ")";
     if (r->clock_throttled)
-      metrics += (metrics.empty() ? "" : "; ") + fmt::format("throttled: SM clock down to {:.0f} MHz", r->clock_min_mhz);
+      metrics +=
+          (metrics.empty() ? "" : "; ") + fmt::format("throttled: SM clock down to {:.0f} MHz", r->clock_min_mhz);
     const bool bytes = r->timed && r->bytes_read + r->bytes_written > 0;
-    o += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"metrics\">{}</td></tr>",
-                     cls, html_escape(r->name), html_escape(r->axes_label), r->timed ? std::to_string(r->stats.count) : "-",
-                     r->timed ? format_seconds(r->stats.median) : "-", r->timed ? format_seconds(r->stats.min) : "-",
-                     r->timed ? format_seconds(r->stats.max) : "-", r->timed ? fmt::format("{:.1f}%{}", 100 * r->stats.noise, r->unconverged() ? "~" : "") : "-",
-                     bytes ? fmt::format("{:.0f}", r->gbps) : "-", ceiling_cell(*r),
-                     to_string(r->status), html_escape(metrics));
+    o += fmt::format(
+        "<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
+        "td><td>{}</td><td class=\"metrics\">{}</td></tr>",
+        cls, html_escape(r->name), html_escape(r->axes_label), r->timed ? std::to_string(r->stats.count) : "-",
+        r->timed ? format_seconds(r->stats.median) : "-", r->timed ? format_seconds(r->stats.min) : "-",
+        r->timed ? format_seconds(r->stats.max) : "-",
+        r->timed ? fmt::format("{:.1f}%{}", 100 * r->stats.noise, r->unconverged() ? "~" : "") : "-",
+        bytes ? fmt::format("{:.0f}", r->gbps) : "-", ceiling_cell(*r), to_string(r->status), html_escape(metrics));
   }
   return o + "</tbody></table>";
 }
@@ -133,18 +139,21 @@ std::string render_html(const results_doc& doc, const registry& reg) {
     by_suite[r.suite].push_back(&r);
   }
   std::size_t passed = 0, failed = 0;
-  for (const auto& r : doc.results) (r.status == case_status::ok || r.status == case_status::skipped ? passed : failed)++;
+  for (const auto& r : doc.results)
+    (r.status == case_status::ok || r.status == case_status::skipped ? passed : failed)++;
 
   std::string o = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>memscope report: " +
                   html_escape(doc.device.name) + "</title><style>" + style + "</style></head><body>";
   // The device and the date up front; how the figures were made folded away below them.
-  o += fmt::format("<header><h1>memscope: the memory hierarchy of {}</h1><p>{} &middot; measured {} &middot; "
-                   "<span class=\"{}\">{} passed, {} failed</span></p>"
-                   "<details><summary>how these figures were made</summary><p>memscope {} (commit {}), results format {}</p>"
-                   "<p><code>{}</code></p></details></header><main>",
-                   html_escape(doc.device.name), html_escape(fmt::format("sm_{}{}, {} SMs", doc.device.cc_major, doc.device.cc_minor, doc.device.sm_count)),
-                   html_escape(doc.created_utc.substr(0, 10)), failed ? "bad" : "ok", passed, failed,
-                   html_escape(doc.tool_version), html_escape(doc.commit), doc.format_version, html_escape(doc.command));
+  o += fmt::format(
+      "<header><h1>memscope: the memory hierarchy of {}</h1><p>{} &middot; measured {} &middot; "
+      "<span class=\"{}\">{} passed, {} failed</span></p>"
+      "<details><summary>how these figures were made</summary><p>memscope {} (commit {}), results format {}</p>"
+      "<p><code>{}</code></p></details></header><main>",
+      html_escape(doc.device.name),
+      html_escape(fmt::format("sm_{}{}, {} SMs", doc.device.cc_major, doc.device.cc_minor, doc.device.sm_count)),
+      html_escape(doc.created_utc.substr(0, 10)), failed ? "bad" : "ok", passed, failed, html_escape(doc.tool_version),
+      html_escape(doc.commit), doc.format_version, html_escape(doc.command));
   o += device_section(doc);
   const auto all_findings = findings(doc, reg);
   for (const auto& suite : order) {
@@ -156,13 +165,15 @@ std::string render_html(const results_doc& doc, const registry& reg) {
     if (!items.empty()) o += "<ul class=\"findings\">" + items + "</ul>";
     o += skip_summary(rows);
     for (const auto& svg : charts_for(reg.find_suite(suite), present::suite_view{doc, suite})) o += svg;
-    const bool all_skipped = std::all_of(rows.begin(), rows.end(), [](const case_result* r) { return r->status == case_status::skipped; });
-    o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>", rows.size() <= 40 && !all_skipped ? " open" : "",
-                     rows.size(), table(rows));
+    const bool all_skipped =
+        std::all_of(rows.begin(), rows.end(), [](const case_result* r) { return r->status == case_status::skipped; });
+    o += fmt::format("<details{}><summary>{} rows</summary>{}</details></section>",
+                     rows.size() <= 40 && !all_skipped ? " open" : "", rows.size(), table(rows));
   }
   // The page checks itself: a headless browser reads data-charts (tests/report).
-  o += "</main><script>document.body.setAttribute('data-charts', String(document.querySelectorAll('svg.chart').length));"
-       "</script></body></html>\n";
+  o +=
+      "</main><script>document.body.setAttribute('data-charts', String(document.querySelectorAll('svg.chart').length));"
+      "</script></body></html>\n";
   return o;
 }
 

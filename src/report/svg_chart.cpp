@@ -43,7 +43,10 @@ std::string tick_text(double v, axis_scale s) {
   if (s == axis_scale::log2_bytes) {
     const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
     int u = 0;
-    while (v >= 1024 && u < 5) { v /= 1024; ++u; }
+    while (v >= 1024 && u < 5) {
+      v /= 1024;
+      ++u;
+    }
     return fmt::format("{:g} {}", v, units[u]);
   }
   return number(v);
@@ -83,7 +86,9 @@ std::string range_text(double v, const spread& r, axis_scale s) {
 /// Inline, so a chart copied out of the page keeps its whiskers.
 constexpr const char* bar_whisker = "stroke=\"#1f2937\" stroke-width=\"1.2\" fill=\"none\" class=\"whisker\"";
 
-std::string whisker_note(const std::string& key) { return "whiskers: " + (key.empty() ? std::string("the spread") : key); }
+std::string whisker_note(const std::string& key) {
+  return "whiskers: " + (key.empty() ? std::string("the spread") : key);
+}
 
 }  // namespace
 
@@ -131,11 +136,20 @@ std::string html_escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -147,43 +161,60 @@ std::string render(const line_chart& c) {
   for (const auto& s : c.lines)
     for (const auto& p : s.points) {
       if (!drawable(p.x, c.x_scale) || !drawable(p.y, c.y_scale)) continue;
-      xlo = std::min(xlo, p.x); xhi = std::max(xhi, p.x); ylo = std::min(ylo, p.y); yhi = std::max(yhi, p.y);
+      xlo = std::min(xlo, p.x);
+      xhi = std::max(xhi, p.x);
+      ylo = std::min(ylo, p.y);
+      yhi = std::max(yhi, p.y);
       if (has_whisker(p.y, p.range, c.y_scale)) {
         whiskers = true;
-        ylo = std::min(ylo, p.range.lo); yhi = std::max(yhi, p.range.hi);
+        ylo = std::min(ylo, p.range.lo);
+        yhi = std::max(yhi, p.range.hi);
       }
     }
   if (xlo > xhi) return "";
   for (const auto& [name, v] : c.y_refs)
     if (drawable(v, c.y_scale)) yhi = std::max(yhi, v);
-  if (!is_log(c.y_scale)) { ylo = std::min(0.0, ylo); yhi *= 1.08; }
-  else { ylo /= 1.3; yhi *= 1.3; }
+  if (!is_log(c.y_scale)) {
+    ylo = std::min(0.0, ylo);
+    yhi *= 1.08;
+  } else {
+    ylo /= 1.3;
+    yhi *= 1.3;
+  }
   if (yhi <= ylo) yhi = ylo + 1;
-  const axis_map mx{xlo, xhi, is_log(c.x_scale), left, width - right}, my{ylo, yhi, is_log(c.y_scale), height - bottom, top};
+  const axis_map mx{xlo, xhi, is_log(c.x_scale), left, width - right},
+      my{ylo, yhi, is_log(c.y_scale), height - bottom, top};
   std::string o = frame(c.title, height);
   for (double t : ticks(ylo, yhi, c.y_scale)) {
-    o += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>", left, width - right, my(t), my(t));
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>", left - 6, my(t) + 4, tick_text(t, c.y_scale));
+    o += fmt::format("<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" class=\"grid\"/>", left, width - right,
+                     my(t), my(t));
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\">{}</text>", left - 6, my(t) + 4,
+                     tick_text(t, c.y_scale));
   }
   for (double t : ticks(xlo, xhi, c.x_scale))
-    o += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"axis\"/>"
-                     "<text x=\"{0:.1f}\" y=\"{3}\" class=\"tick\" text-anchor=\"middle\">{4}</text>",
-                     mx(t), height - bottom, height - bottom + 4, height - bottom + 16, tick_text(t, c.x_scale));
+    o += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"axis\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3}\" class=\"tick\" text-anchor=\"middle\">{4}</text>",
+        mx(t), height - bottom, height - bottom + 4, height - bottom + 16, tick_text(t, c.x_scale));
   for (const auto& [x, label] : c.x_marks) {
     if (!(x >= xlo && x <= xhi)) continue;
-    o += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"mark\"/>"
-                     "<text x=\"{3:.1f}\" y=\"{4}\" class=\"marklabel\">{5}</text>",
-                     mx(x), top, height - bottom, mx(x) + 3, top + 12, html_escape(label));
+    o += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" class=\"mark\"/>"
+        "<text x=\"{3:.1f}\" y=\"{4}\" class=\"marklabel\">{5}</text>",
+        mx(x), top, height - bottom, mx(x) + 3, top + 12, html_escape(label));
   }
   for (const auto& [name, v] : c.y_refs)
     if (drawable(v, c.y_scale))
-      o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"ref\"/>"
-                       "<text x=\"{1}\" y=\"{3:.1f}\" class=\"marklabel\" text-anchor=\"end\">{4}</text>",
-                       left, width - right, my(v), my(v) - 3, html_escape(name + " " + number(v)));
-  o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"axis\"/>", left, width - right, height - bottom);
+      o += fmt::format(
+          "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" class=\"ref\"/>"
+          "<text x=\"{1}\" y=\"{3:.1f}\" class=\"marklabel\" text-anchor=\"end\">{4}</text>",
+          left, width - right, my(v), my(v) - 3, html_escape(name + " " + number(v)));
+  o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" class=\"axis\"/>", left, width - right,
+                   height - bottom);
   o += fmt::format("<line x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\" class=\"axis\"/>", left, top, height - bottom);
-  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\" text-anchor=\"middle\">{}</text>", (left + width - right) / 2,
-                   height - 12, html_escape(c.x_label + (is_log(c.x_scale) ? " (log)" : "")));
+  o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\" text-anchor=\"middle\">{}</text>",
+                   (left + width - right) / 2, height - 12,
+                   html_escape(c.x_label + (is_log(c.x_scale) ? " (log)" : "")));
   o += fmt::format("<text transform=\"translate(16,{}) rotate(-90)\" class=\"label\" text-anchor=\"middle\">{}</text>",
                    (top + height - bottom) / 2, html_escape(c.y_label + (is_log(c.y_scale) ? " (log)" : "")));
   // Models (dashed) first, as a wide translucent band, so measured lines drawn over them stay
@@ -204,26 +235,31 @@ std::string render(const line_chart& c) {
     if (!pts.empty()) {
       std::string path;
       for (const auto& p : pts) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", mx(p.x), my(p.y));
-      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} class=\"series\"/>", path, color,
-                       s.dashed ? 5 : 2, s.dashed ? " stroke-dasharray=\"6 4\" stroke-opacity=\"0.45\"" : "");
+      o += fmt::format("<path d=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"{} class=\"series\"/>", path,
+                       color, s.dashed ? 5 : 2, s.dashed ? " stroke-dasharray=\"6 4\" stroke-opacity=\"0.45\"" : "");
       for (const auto& p : pts) {
-        const auto tip = fmt::format("{}: {}, {}", s.name, tick_text(p.x, c.x_scale), range_text(p.y, p.range, c.y_scale));
+        const auto tip =
+            fmt::format("{}: {}, {}", s.name, tick_text(p.x, c.x_scale), range_text(p.y, p.range, c.y_scale));
         if (has_whisker(p.y, p.range, c.y_scale))
-          o += fmt::format("<path d=\"M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} M{3:.1f},{1:.1f} L{4:.1f},{1:.1f} M{3:.1f},{2:.1f} L{4:.1f},{2:.1f}\" "
-                           "stroke=\"{5}\" stroke-width=\"1.2\" fill=\"none\" class=\"whisker\"><title>{6}</title></path>",
-                           mx(p.x), my(p.range.lo), my(p.range.hi), mx(p.x) - 3, mx(p.x) + 3, color, html_escape(tip));
-        o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}</title></circle>", mx(p.x), my(p.y),
-                         color, html_escape(tip));
+          o += fmt::format(
+              "<path d=\"M{0:.1f},{1:.1f} L{0:.1f},{2:.1f} M{3:.1f},{1:.1f} L{4:.1f},{1:.1f} M{3:.1f},{2:.1f} "
+              "L{4:.1f},{2:.1f}\" "
+              "stroke=\"{5}\" stroke-width=\"1.2\" fill=\"none\" class=\"whisker\"><title>{6}</title></path>",
+              mx(p.x), my(p.range.lo), my(p.range.hi), mx(p.x) - 3, mx(p.x) + 3, color, html_escape(tip));
+        o += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" fill=\"{}\"><title>{}</title></circle>",
+                         mx(p.x), my(p.y), color, html_escape(tip));
       }
     }
     const double ly = top + 14 + 16.0 * static_cast<double>(i);
-    o += fmt::format("<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
-                     "<text x=\"{5}\" y=\"{6:.1f}\" class=\"legend\"><title>{8}</title>{7}</text>",
-                     width - right + 10, width - right + 30, ly, color, s.dashed ? " stroke-dasharray=\"6 4\"" : "",
-                     width - right + 34, ly + 4, html_escape(fit(s.name, right - 40)), html_escape(s.name));
+    o += fmt::format(
+        "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
+        "<text x=\"{5}\" y=\"{6:.1f}\" class=\"legend\"><title>{8}</title>{7}</text>",
+        width - right + 10, width - right + 30, ly, color, s.dashed ? " stroke-dasharray=\"6 4\"" : "",
+        width - right + 34, ly + 4, html_escape(fit(s.name, right - 40)), html_escape(s.name));
   }
   if (whiskers)  // between the title and the plot, where nothing else is drawn
-    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>", left, top - 8, html_escape(whisker_note(c.range_key)));
+    o += fmt::format("<text x=\"{}\" y=\"{}\" class=\"legend\">{}</text>", left, top - 8,
+                     html_escape(whisker_note(c.range_key)));
   return o + "</svg>";
 }
 
@@ -233,7 +269,8 @@ std::string render(const bar_chart& c) {
     if (drawable(b.value, axis_scale::linear)) bars.push_back(b);
   if (bars.empty()) return "";
   constexpr double row = 20, label_w = 300, bar_left = label_w + 10;
-  const bool key = !c.peer_key.empty() && std::any_of(bars.begin(), bars.end(), [](const bar& b) { return b.highlight; });
+  const bool key =
+      !c.peer_key.empty() && std::any_of(bars.begin(), bars.end(), [](const bar& b) { return b.highlight; });
   const auto whisker = [](const bar& b) { return has_whisker(b.value, b.range, axis_scale::linear); };
   const bool whiskers = std::any_of(bars.begin(), bars.end(), whisker);
   const double h = top + row * static_cast<double>(bars.size()) + bottom + (key ? 16 : 0) + (whiskers ? 16 : 0) +
@@ -249,40 +286,48 @@ std::string render(const bar_chart& c) {
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const auto& b = bars[i];
     const double y = top + row * static_cast<double>(i);
-    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\"><title>{}</title>{}</text>", label_w, y + 14,
-                     html_escape(b.label), html_escape(fit(b.label, label_w - 10)));
+    o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"tick\" text-anchor=\"end\"><title>{}</title>{}</text>",
+                     label_w, y + 14, html_escape(b.label), html_escape(fit(b.label, label_w - 10)));
     const auto tip = html_escape(b.label + ": " + range_text(b.value, b.range, axis_scale::linear));
-    o += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" class=\"bar{}\"><title>{}</title></rect>",
-                     bar_left, y + 3, std::max(0.0, px(b.value) - bar_left), row - 6, b.highlight ? " peer" : "", tip);
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{}\" class=\"bar{}\"><title>{}</title></rect>", bar_left,
+        y + 3, std::max(0.0, px(b.value) - bar_left), row - 6, b.highlight ? " peer" : "", tip);
     if (whisker(b))
-      o += fmt::format("<path d=\"M{0:.1f},{2:.1f} L{1:.1f},{2:.1f} M{0:.1f},{3:.1f} L{0:.1f},{4:.1f} M{1:.1f},{3:.1f} L{1:.1f},{4:.1f}\" "
-                       "{6}><title>{5}</title></path>",
-                       px(b.range.lo), px(b.range.hi), y + row / 2, y + 6, y + row - 6, tip, bar_whisker);
-    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\">{}</text>", px(whisker(b) ? b.range.hi : b.value) + 4, y + 14,
-                     number(b.value));
+      o += fmt::format(
+          "<path d=\"M{0:.1f},{2:.1f} L{1:.1f},{2:.1f} M{0:.1f},{3:.1f} L{0:.1f},{4:.1f} M{1:.1f},{3:.1f} "
+          "L{1:.1f},{4:.1f}\" "
+          "{6}><title>{5}</title></path>",
+          px(b.range.lo), px(b.range.hi), y + row / 2, y + 6, y + row - 6, tip, bar_whisker);
+    o += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\" class=\"tick\">{}</text>",
+                     px(whisker(b) ? b.range.hi : b.value) + 4, y + 14, number(b.value));
   }
   const double y1 = top + row * static_cast<double>(bars.size());
   for (std::size_t k = 0; k < c.reference_lines.size(); ++k) {
     const auto& [name, v] = c.reference_lines[k];
     if (!drawable(v, axis_scale::linear)) continue;
-    o += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2:.1f}\" class=\"ref\"/>"
-                     "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"marklabel\" text-anchor=\"middle\">{4}</text>",
-                     px(v), top - 4, y1, y1 + 14 + 12.0 * static_cast<double>(k), html_escape(name + " " + number(v)));
+    o += fmt::format(
+        "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2:.1f}\" class=\"ref\"/>"
+        "<text x=\"{0:.1f}\" y=\"{3:.1f}\" class=\"marklabel\" text-anchor=\"middle\">{4}</text>",
+        px(v), top - 4, y1, y1 + 14 + 12.0 * static_cast<double>(k), html_escape(name + " " + number(v)));
   }
   double y_text = h - 8;
   if (whiskers) {
-    o += fmt::format("<path d=\"M{0},{1:.1f} L{2},{1:.1f} M{0},{3:.1f} L{0},{4:.1f} M{2},{3:.1f} L{2},{4:.1f}\" {8}/>"
-                     "<text x=\"{5}\" y=\"{6:.1f}\" class=\"legend\">{7}</text>",
-                     bar_left, y_text - 4, bar_left + 12, y_text - 8, y_text, bar_left + 16, y_text, html_escape(whisker_note(c.range_key)), bar_whisker);
+    o += fmt::format(
+        "<path d=\"M{0},{1:.1f} L{2},{1:.1f} M{0},{3:.1f} L{0},{4:.1f} M{2},{3:.1f} L{2},{4:.1f}\" {8}/>"
+        "<text x=\"{5}\" y=\"{6:.1f}\" class=\"legend\">{7}</text>",
+        bar_left, y_text - 4, bar_left + 12, y_text - 8, y_text, bar_left + 16, y_text,
+        html_escape(whisker_note(c.range_key)), bar_whisker);
     y_text -= 16;
   }
   if (key) {
-    o += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"10\" class=\"bar peer\"/>"
-                     "<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}</text>",
-                     bar_left, y_text - 9, bar_left + 16, y_text, html_escape("the reference: " + c.peer_key));
+    o += fmt::format(
+        "<rect x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"10\" class=\"bar peer\"/>"
+        "<text x=\"{}\" y=\"{:.1f}\" class=\"legend\">{}</text>",
+        bar_left, y_text - 9, bar_left + 16, y_text, html_escape("the reference: " + c.peer_key));
     y_text -= 16;
   }
-  o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"label\">{}</text>", bar_left, y_text, html_escape(c.value_label));
+  o += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"label\">{}</text>", bar_left, y_text,
+                   html_escape(c.value_label));
   return o + "</svg>";
 }
 

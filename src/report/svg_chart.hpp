@@ -38,7 +38,7 @@ struct line_chart {
   std::vector<series> lines;
   std::vector<std::pair<double, std::string>> x_marks;  // labelled vertical rules (detected levels)
   std::vector<std::pair<std::string, double>> y_refs;   // labelled horizontal rules (a ceiling)
-  std::string range_key;  // what the whiskers span ("the slowest to the fastest sample")
+  std::string range_key;                                // what the whiskers span ("the slowest to the fastest sample")
 };
 
 struct bar {
@@ -52,7 +52,7 @@ struct bar_chart {
   std::string title, value_label;
   std::vector<bar> bars;
   std::vector<std::pair<std::string, double>> reference_lines;  // ("copy ceiling", 4214)
-  std::string peer_key;  // what the highlight colour means here ("CUB, the peer")
+  std::string peer_key;   // what the highlight colour means here ("CUB, the peer")
   std::string range_key;  // what the whiskers span
 };
 

@@ -33,7 +33,8 @@ axis bytes_axis() {
   // Verify sizes: element counts 0, 1, 5, a prime, and one larger than any grid, for both types.
   return axis::pow2("bytes", {28, 30}, "bytes per array (rounded down to whole elements)")
       .with_quick({std::int64_t{1} << 28})
-      .with_verify({std::int64_t{0}, std::int64_t{4}, std::int64_t{20}, std::int64_t{16000052}, std::int64_t{67108916}});
+      .with_verify(
+          {std::int64_t{0}, std::int64_t{4}, std::int64_t{20}, std::int64_t{16000052}, std::int64_t{67108916}});
 }
 
 axis type_axis() { return axis::strings("type", {"f32", "f32x4"}, "element: float (4 B) or float4 (16 B)"); }
@@ -94,9 +95,10 @@ void map_case(case_state& st, Op op, Reference reference, double rel_tol, double
       bw::stream_map<V>(op, out.data(), a.data(), b.data(), n, s);
       MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
       const auto h = out.to_host();
-      st.check(compare_near(reinterpret_cast<const float*>(h.data()), n * lanes<T>,
-                            [&](std::size_t i) { return reference(hash_uniform(seed_a, i), hash_uniform(seed_b, i)); },
-                            rel_tol, abs_tol));
+      st.check(compare_near(
+          reinterpret_cast<const float*>(h.data()), n * lanes<T>,
+          [&](std::size_t i) { return reference(hash_uniform(seed_a, i), hash_uniform(seed_b, i)); }, rel_tol,
+          abs_tol));
       st.add_bytes_read(static_cast<std::uint64_t>(Op::reads) * n * sizeof(T));
       st.add_bytes_written(n * sizeof(T));
       st.add_elements(n);
@@ -166,15 +168,16 @@ void bandwidth_findings(const present::suite_view& v, std::vector<std::string>& 
   const auto size = present::largest(v.rows(), "bytes");
   auto at_size = [&](const std::string& name) { return v.rows(present::where(name, {{"bytes", size}})); };
   if (const auto* b = present::best_by(at_size("copy"), present::gbps()))
-    out.push_back(fmt::format("best copy kernel at {} per array: {} ({}), {:.0f} GB/s = {:.3f}x the same-run "
-                              "cudaMemcpy ceiling", format_bytes(static_cast<double>(size)), b->name, b->variant, b->gbps,
-                              b->fraction_of_copy));
+    out.push_back(
+        fmt::format("best copy kernel at {} per array: {} ({}), {:.0f} GB/s = {:.3f}x the same-run "
+                    "cudaMemcpy ceiling",
+                    format_bytes(static_cast<double>(size)), b->name, b->variant, b->gbps, b->fraction_of_copy));
   for (const char* name : {"read", "write"})
     if (const auto* b = present::best_by(at_size(name), present::gbps()))
-      out.push_back(fmt::format("{}-only traffic: {:.0f} GB/s = {:.3f}x the copy ceiling ({:.0f}% of the theoretical {:.0f} GB/s)",
-                                name, b->gbps, b->fraction_of_copy,
-                                100 * b->gbps / std::max(1.0, v.doc.device.theoretical_dram_gbps),
-                                v.doc.device.theoretical_dram_gbps));
+      out.push_back(fmt::format(
+          "{}-only traffic: {:.0f} GB/s = {:.3f}x the copy ceiling ({:.0f}% of the theoretical {:.0f} GB/s)", name,
+          b->gbps, b->fraction_of_copy, 100 * b->gbps / std::max(1.0, v.doc.device.theoretical_dram_gbps),
+          v.doc.device.theoretical_dram_gbps));
 }
 
 }  // namespace
@@ -184,29 +187,38 @@ void register_bandwidth(registry& reg) {
   constexpr double exact = 0.0;
   constexpr double one_rounding = 1.2e-7;  // 2^-23: one float rounding, relative
   declare(s, "memcpy", "cudaMemcpyAsync device-to-device (the ceiling's own method)", false, 2, memcpy_case);
-  declare(s, "copy", "b[i] = a[i]", true, 2, [=](case_state& st) {
-    map_case(st, bw::copy_op{}, [](double a, double) { return ref::copy(a); }, exact, exact);
-  }, kernel_axis());
+  declare(
+      s, "copy", "b[i] = a[i]", true, 2,
+      [=](case_state& st) {
+        map_case(
+            st, bw::copy_op{}, [](double a, double) { return ref::copy(a); }, exact, exact);
+      },
+      kernel_axis());
   declare(s, "scale", "b[i] = s * a[i]", true, 2, [=](case_state& st) {
-    map_case(st, bw::scale_op{scalar}, [](double a, double) { return ref::scale(scalar, a); }, one_rounding, 0.0);
+    map_case(
+        st, bw::scale_op{scalar}, [](double a, double) { return ref::scale(scalar, a); }, one_rounding, 0.0);
   });
   declare(s, "add", "c[i] = a[i] + b[i]", true, 3, [=](case_state& st) {
-    map_case(st, bw::add_op{}, [](double a, double b) { return ref::add(a, b); }, one_rounding, 0.0);
+    map_case(
+        st, bw::add_op{}, [](double a, double b) { return ref::add(a, b); }, one_rounding, 0.0);
   });
   // Triad may compile to one FMA or to a multiply and an add: allow an absolute rounding too.
   declare(s, "triad", "c[i] = a[i] + s * b[i]", true, 3, [=](case_state& st) {
-    map_case(st, bw::triad_op{scalar}, [](double a, double b) { return ref::triad(a, scalar, b); }, one_rounding,
-             2 * one_rounding);
+    map_case(
+        st, bw::triad_op{scalar}, [](double a, double b) { return ref::triad(a, scalar, b); }, one_rounding,
+        2 * one_rounding);
   });
   declare(s, "write", "a[i] = v (write-only)", true, 1, [=](case_state& st) {
     const float v = hash_uniform(st.seed() ^ 0xABCDEFull, 0);
-    map_case(st, bw::write_op{v}, [v](double, double) { return static_cast<double>(v); }, exact, exact);
+    map_case(
+        st, bw::write_op{v}, [v](double, double) { return static_cast<double>(v); }, exact, exact);
   });
   declare(s, "read", "sum of a[i] (read-only)", true, 1, read_case, read_kernel_axis());
 
-  auto c = present::gbps_bars("STREAM-like kernels at {fixed} per array",
-                              [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },
-                              present::case_is("memcpy"), "cudaMemcpy device-to-device");
+  auto c = present::gbps_bars(
+      "STREAM-like kernels at {fixed} per array",
+      [](const case_result& r) { return r.name + (r.variant.empty() ? "" : " " + r.variant); },
+      present::case_is("memcpy"), "cudaMemcpy device-to-device");
   c.fixed_axis = "bytes";
   c.fixed_is_bytes = true;
   s.chart(c).finding(bandwidth_findings);
@@ -217,8 +229,10 @@ void register_bandwidth(registry& reg) {
              return x.int_axis("bytes") == present::largest(rows, "bytes") ? x.gbps : std::nan("");
            });
            if (!r) return std::nullopt;
-           return present::fact_value{fmt::format("coalesced 16-byte reads stream at {:.0f} GB/s ({:.3f}x the copy ceiling)",
-                                                  r->gbps, r->fraction_of_copy), r->gbps, "", ""};
+           return present::fact_value{
+               fmt::format("coalesced 16-byte reads stream at {:.0f} GB/s ({:.3f}x the copy ceiling)", r->gbps,
+                           r->fraction_of_copy),
+               r->gbps, "", ""};
          });
 }
 

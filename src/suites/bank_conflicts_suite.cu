@@ -83,7 +83,6 @@ std::vector<std::int64_t> strides() {
   return v;
 }
 
-
 void bank_findings(const present::suite_view& v, std::vector<std::string>& out) {
   for (const std::string op : {"load", "store"}) {
     const auto rows = v.rows([&](const case_result& r) {
@@ -91,9 +90,12 @@ void bank_findings(const present::suite_view& v, std::vector<std::string>& out) 
     });
     if (rows.empty()) continue;
     std::size_t close = 0;
-    for (const auto* r : rows) close += std::fabs(r->metric("cycles_per_access") / r->metric("predicted_wavefronts") - 1) <= 0.1;
-    out.push_back(fmt::format("{}s: measured cycles per warp-access within 10% of the predicted wavefronts at {} of {} "
-                              "conflicted points", op, close, rows.size()));
+    for (const auto* r : rows)
+      close += std::fabs(r->metric("cycles_per_access") / r->metric("predicted_wavefronts") - 1) <= 0.1;
+    out.push_back(
+        fmt::format("{}s: measured cycles per warp-access within 10% of the predicted wavefronts at {} of {} "
+                    "conflicted points",
+                    op, close, rows.size()));
   }
 }
 
@@ -107,7 +109,8 @@ void register_bank_conflicts(registry& reg) {
           const auto stride = static_cast<unsigned>(st.get_int("stride"));
           with_width_and_op(st, [&](auto width, auto store) {
             constexpr int W = decltype(width)::value;
-            pattern_case<W, decltype(store)::value>(st, bk::strided_pattern{stride}, bk::predicted_wavefronts_strided(stride, W));
+            pattern_case<W, decltype(store)::value>(st, bk::strided_pattern{stride},
+                                                    bk::predicted_wavefronts_strided(stride, W));
           });
         })
       .summary("lane t accesses word t*stride: cycles per warp-access vs predicted wavefronts")
@@ -121,7 +124,9 @@ void register_bank_conflicts(registry& reg) {
   s.add("column",
         [](case_state& st) {
           const std::string& l = st.get_string("layout");
-          const auto layout = l == "naive" ? bk::tile_layout::naive : l == "padded" ? bk::tile_layout::padded : bk::tile_layout::swizzled;
+          const auto layout = l == "naive"    ? bk::tile_layout::naive
+                              : l == "padded" ? bk::tile_layout::padded
+                                              : bk::tile_layout::swizzled;
           int worst = 0;
           for (unsigned col = 0; col < 32; ++col) worst = std::max(worst, bk::predicted_wavefronts_column(layout, col));
           const bool store = st.get_string("op") == "store";
@@ -147,7 +152,8 @@ void register_bank_conflicts(registry& reg) {
   stride.x_label = "stride (words)";
   stride.y_label = "cycles per warp-access";
   stride.x_scale = present::scale::log2;
-  stride.models.push_back({present::axis_is("op", "load"), [](const case_result&) { return std::string("predicted wavefronts"); },
+  stride.models.push_back({present::axis_is("op", "load"),
+                           [](const case_result&) { return std::string("predicted wavefronts"); },
                            present::metric_of("predicted_wavefronts")});
   present::chart_spec column;
   column.title = "Column access of a 32x32 tile: the fixes";

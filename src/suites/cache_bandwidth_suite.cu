@@ -41,7 +41,8 @@ void read_case(case_state& st, std::size_t bytes) {
   // Bytes one pass moves; passes bring a launch to about 4 GiB (at least 1).
   const double per_pass = 16.0 * static_cast<double>(vecs) * (S == cb::sharing::shared_lines ? blocks : 1);
   const unsigned passes =
-      st.verify_only() ? 3u : static_cast<unsigned>(std::clamp(4.0 * (1 << 30) / std::max(per_pass, 1.0), 1.0, 65536.0));
+      st.verify_only() ? 3u
+                       : static_cast<unsigned>(std::clamp(4.0 * (1 << 30) / std::max(per_pass, 1.0), 1.0, 65536.0));
   device_buffer<std::uint32_t> words(vecs * 4), sums(blocks);
   cb::fill_words(words.data(), words.size(), seed, s);
   const auto* buf = reinterpret_cast<const uint4*>(words.data());
@@ -64,7 +65,8 @@ void read_case(case_state& st, std::size_t bytes) {
   }));
   st.add_bytes_read(static_cast<std::uint64_t>(per_pass) * passes);
   st.add_metric("passes", passes);
-  st.add_metric("bytes_per_sm", S == cb::sharing::shared_lines ? static_cast<double>(bytes) : static_cast<double>(bytes) / blocks);
+  st.add_metric("bytes_per_sm",
+                S == cb::sharing::shared_lines ? static_cast<double>(bytes) : static_cast<double>(bytes) / blocks);
   st.exec([&](cudaStream_t q) { cb::read_ws<S>(buf, vecs, passes, blocks, sums.data(), q); });
 }
 
@@ -83,16 +85,20 @@ void bandwidth_case(case_state& st) {
         st.skip("every SM reading the whole buffer past 4x the L2 takes minutes and shows nothing new; use spread");
       read_case<cb::sharing::shared_lines>(st, bytes);
       break;
-    case cb::sharing::own_slice: read_case<cb::sharing::own_slice>(st, bytes); break;
-    case cb::sharing::spread: read_case<cb::sharing::spread>(st, bytes); break;
+    case cb::sharing::own_slice:
+      read_case<cb::sharing::own_slice>(st, bytes);
+      break;
+    case cb::sharing::spread:
+      read_case<cb::sharing::spread>(st, bytes);
+      break;
   }
 }
-
 
 /// gbps against the copy ceiling of the run that measured the suite's rows (`row`: one of them).
 std::string gbps_text(const results_doc& doc, const case_result& row, double gbps) {
   const double ceiling = copy_ceiling_of(doc, row);
-  return ceiling > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / ceiling) : fmt::format("{:.0f} GB/s", gbps);
+  return ceiling > 0 ? fmt::format("{:.0f} GB/s ({:.1f}x copy)", gbps, gbps / ceiling)
+                     : fmt::format("{:.0f} GB/s", gbps);
 }
 
 void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -101,7 +107,9 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
     std::vector<std::pair<double, double>> c;
     const auto rows = v.rows(present::axis_is("sharing", mode));
     for (const auto* r : rows)
-      c.push_back({mode == "spread" ? static_cast<double>(r->int_axis("ws_bytes").value_or(0)) : r->metric("bytes_per_sm"), r->gbps});
+      c.push_back(
+          {mode == "spread" ? static_cast<double>(r->int_axis("ws_bytes").value_or(0)) : r->metric("bytes_per_sm"),
+           r->gbps});
     if (c.size() < 2) continue;
     std::sort(c.begin(), c.end());
     const auto levels = detect_levels(c, 0.15);
@@ -109,37 +117,46 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
     present::level_text_options opt;
     opt.per_sm = mode == "own_slice";
     opt.bandwidth = true;
-    out.push_back(fmt::format("{}: {}", mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)" : "slices rotate between SMs (x = buffer)",
-                              present::describe_levels(levels, v.doc.device, [&](double g) { return gbps_text(v.doc, *rows.front(), g); },
-                                                       c.back().first, opt)));
+    out.push_back(fmt::format(
+        "{}: {}",
+        mode == "own_slice" ? "each SM re-reads its own slice (x = bytes per SM)"
+                            : "slices rotate between SMs (x = buffer)",
+        present::describe_levels(
+            levels, v.doc.device, [&](double g) { return gbps_text(v.doc, *rows.front(), g); }, c.back().first, opt)));
   }
   // Shared lines: the peak within L1, then what the SMs get past it, and whether it falls at
   // the L2's capacity (it did not on the H200: line sharing, not an L2 level).
   const auto shared = v.rows(present::axis_is("sharing", "shared_lines"));
   const double l1 = present::l1_capacity(v.doc.device);
   const double l2 = static_cast<double>(v.doc.device.l2_bytes);
-  const auto in_l1 = present::filter(shared, [&](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)) <= l1; });
+  const auto in_l1 = present::filter(
+      shared, [&](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)) <= l1; });
   const auto past_l1 = present::filter(shared, [&](const case_result& r) {
     const double b = static_cast<double>(r.int_axis("ws_bytes").value_or(0));
     return b > 2 * l1 && b <= l2;
   });
-  const auto past_l2 = present::filter(shared, [&](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)) > 1.5 * l2; });
+  const auto past_l2 = present::filter(
+      shared, [&](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)) > 1.5 * l2; });
   if (in_l1.empty() || past_l1.empty()) return;
   const auto gb = [](const case_result& r) { return r.gbps; };
   const auto* peak = present::best_by(in_l1, gb);
   std::vector<double> mid;
   for (const auto* r : past_l1) mid.push_back(r->gbps);
   std::sort(mid.begin(), mid.end());
-  std::string text = fmt::format("every SM reads one buffer (shared lines, not a cache level): {} at {} (in L1); {} to {} past L1 up to the {} L2",
-                                 gbps_text(v.doc, *peak, peak->gbps), format_bytes(static_cast<double>(peak->int_axis("ws_bytes").value_or(0))),
-                                 gbps_text(v.doc, *peak, mid.front()), gbps_text(v.doc, *peak, mid.back()), format_bytes(l2));
+  std::string text = fmt::format(
+      "every SM reads one buffer (shared lines, not a cache level): {} at {} (in L1); {} to {} past L1 up to the {} L2",
+      gbps_text(v.doc, *peak, peak->gbps), format_bytes(static_cast<double>(peak->int_axis("ws_bytes").value_or(0))),
+      gbps_text(v.doc, *peak, mid.front()), gbps_text(v.doc, *peak, mid.back()), format_bytes(l2));
   if (!past_l2.empty()) {
-    const auto* far = present::best_by(past_l2, [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); });
+    const auto* far = present::best_by(
+        past_l2, [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); });
     const double ratio = far->gbps / mid[mid.size() / 2];
-    text += fmt::format("; at {} ({:.1f}x the L2) still {}: {}", format_bytes(static_cast<double>(far->int_axis("ws_bytes").value_or(0))),
-                        static_cast<double>(far->int_axis("ws_bytes").value_or(0)) / l2, gbps_text(v.doc, *far, far->gbps),
-                        ratio > 0.7 ? "the L2's capacity is no edge here, SMs share lines in flight"
-                                    : "it falls past the L2's capacity");
+    text +=
+        fmt::format("; at {} ({:.1f}x the L2) still {}: {}",
+                    format_bytes(static_cast<double>(far->int_axis("ws_bytes").value_or(0))),
+                    static_cast<double>(far->int_axis("ws_bytes").value_or(0)) / l2, gbps_text(v.doc, *far, far->gbps),
+                    ratio > 0.7 ? "the L2's capacity is no edge here, SMs share lines in flight"
+                                : "it falls past the L2's capacity");
   }
   out.push_back(text);
 }
@@ -148,10 +165,12 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
 void upgrade_row(case_result& r, int from_version) {
   if (from_version >= 3) return;
   for (auto& [name, value] : r.axes)
-    if (name == "sharing" && std::holds_alternative<std::string>(value) && std::get<std::string>(value) == "same_buffer")
+    if (name == "sharing" && std::holds_alternative<std::string>(value) &&
+        std::get<std::string>(value) == "same_buffer")
       value = std::string("shared_lines");
   const std::string old = "sharing=same_buffer";
-  if (const auto at = r.axes_label.find(old); at != std::string::npos) r.axes_label.replace(at, old.size(), "sharing=shared_lines");
+  if (const auto at = r.axes_label.find(old); at != std::string::npos)
+    r.axes_label.replace(at, old.size(), "sharing=shared_lines");
   const std::string was = "same_buffer";
   if (const auto at = r.variant.find(was); at != std::string::npos) r.variant.replace(at, was.size(), "shared_lines");
 }
@@ -172,14 +191,15 @@ void register_cache_bandwidth(registry& reg) {
                 .with_verify({std::int64_t{16}, std::int64_t{4112}, std::int64_t{1000016}, std::int64_t{3} << 22}))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); });
 
-  auto c = present::line_plot("Read bandwidth vs working set (L1, L2, DRAM)", present::label_axes({"sharing"}), "ws_bytes", present::gbps(),
-                              "buffer", "GB/s", present::scale::log2_bytes);
+  auto c = present::line_plot("Read bandwidth vs working set (L1, L2, DRAM)", present::label_axes({"sharing"}),
+                              "ws_bytes", present::gbps(), "buffer", "GB/s", present::scale::log2_bytes);
   c.keep = [](const case_result& r) { return r.string_axis("sharing") != "shared_lines"; };
   c.y_scale = present::scale::log10;
   c.copy_ceiling = true;
   c.with_sample_spread();
-  auto shared = present::line_plot("Every SM reading one buffer: shared lines, not a cache level", present::label_axes({"sharing"}),
-                                   "ws_bytes", present::gbps(), "buffer", "GB/s", present::scale::log2_bytes);
+  auto shared = present::line_plot("Every SM reading one buffer: shared lines, not a cache level",
+                                   present::label_axes({"sharing"}), "ws_bytes", present::gbps(), "buffer", "GB/s",
+                                   present::scale::log2_bytes);
   shared.keep = present::axis_is("sharing", "shared_lines");
   shared.y_scale = present::scale::log10;
   shared.copy_ceiling = true;

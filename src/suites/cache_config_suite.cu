@@ -33,8 +33,8 @@ namespace {
 
 namespace cc = memscope::cache;
 
-const std::vector<std::string> setting_names = {"none", "prefer_shared", "prefer_l1", "prefer_equal",
-                                                "carveout_0", "carveout_50", "carveout_100"};
+const std::vector<std::string> setting_names = {"none",       "prefer_shared", "prefer_l1",   "prefer_equal",
+                                                "carveout_0", "carveout_50",   "carveout_100"};
 
 void validate_setting(const std::string& s) {
   try {
@@ -49,7 +49,8 @@ void reuse_case(case_state& st) {
   const auto window = static_cast<std::size_t>(st.get_int("window_bytes"));
   const auto smem = static_cast<std::size_t>(st.get_int("smem_bytes"));
   if (smem > st.device().shared_per_block_optin)
-    st.skip("a block may allocate at most " + std::to_string(st.device().shared_per_block_optin) + " bytes of shared memory here");
+    st.skip("a block may allocate at most " + std::to_string(st.device().shared_per_block_optin) +
+            " bytes of shared memory here");
   const auto kernel = cc::read_ws_kernel<cc::sharing::own_slice>;
   prepare_dynamic_smem(kernel, smem);
   cc::split_guard<decltype(kernel)> guard(kernel, setting);
@@ -81,7 +82,8 @@ void matmul_case(case_state& st) {
     h_b[i] = static_cast<std::int8_t>(hash_small_int(seed_b, i));
   }
   const auto checked = cc::check_product(static_cast<std::size_t>(n), h_a, h_b, c.to_host(), st.seed() ^ 0xC4EC);
-  st.check(checked.passed() ? verify_result::pass() : verify_result::fail(checked.describe(static_cast<std::size_t>(n))));
+  st.check(checked.passed() ? verify_result::pass()
+                            : verify_result::fail(checked.describe(static_cast<std::size_t>(n))));
   st.add_elements(2 * nn * static_cast<std::uint64_t>(n));  // flops: elements_per_s is flop/s
   st.exec([&](cudaStream_t q) { cc::tiled_matmul(a.data(), b.data(), c.data(), n, q); });
 }
@@ -91,7 +93,6 @@ axis setting_axis(std::vector<std::string> values) {
                        "cudaFuncSetCacheConfig preference, or cudaFuncAttributePreferredSharedMemoryCarveout percent")
       .with_validator(validate_setting);
 }
-
 
 void cache_config_findings(const present::suite_view& v, std::vector<std::string>& out) {
   // The seed's table: gains by size class for the preference it recommends.
@@ -113,18 +114,23 @@ void cache_config_findings(const present::suite_view& v, std::vector<std::string
     const auto ratio = present::metric_of("speedup_vs_none");
     const auto *lo = present::worst_by(in, ratio), *hi = present::best_by(in, ratio);
     if (lo && hi)
-      out.push_back(fmt::format("tiled matmul, {}: every preference runs at {:.3f}x-{:.3f}x PreferNone (the seed recommends {} for a {} gain)",
-                                k.name, ratio(*lo), ratio(*hi), k.seed_pick, k.seed_gain));
+      out.push_back(
+          fmt::format("tiled matmul, {}: every preference runs at {:.3f}x-{:.3f}x PreferNone (the seed recommends {} "
+                      "for a {} gain)",
+                      k.name, ratio(*lo), ratio(*hi), k.seed_pick, k.seed_gain));
   }
   const auto reuse = v.rows(present::case_is("reuse"));
   const auto ratio = present::metric_of("speedup_vs_none");
   const auto *best = present::best_by(reuse, ratio), *worst = present::worst_by(reuse, ratio);
-  const auto bytes = [](const case_result* r, const char* a) { return format_bytes(static_cast<double>(r->int_axis(a).value_or(0))); };
+  const auto bytes = [](const case_result* r, const char* a) {
+    return format_bytes(static_cast<double>(r->int_axis(a).value_or(0)));
+  };
   if (best && worst)
-    out.push_back(fmt::format("L1 re-read of a per-SM window: from {:.2f}x ({} with {} of shared memory allocated, {} window) to "
-                              "{:.2f}x ({}, {} allocated, {} window) of PreferNone",
-                              ratio(*worst), worst->string_axis("setting"), bytes(worst, "smem_bytes"), bytes(worst, "window_bytes"),
-                              ratio(*best), best->string_axis("setting"), bytes(best, "smem_bytes"), bytes(best, "window_bytes")));
+    out.push_back(fmt::format(
+        "L1 re-read of a per-SM window: from {:.2f}x ({} with {} of shared memory allocated, {} window) to "
+        "{:.2f}x ({}, {} allocated, {} window) of PreferNone",
+        ratio(*worst), worst->string_axis("setting"), bytes(worst, "smem_bytes"), bytes(worst, "window_bytes"),
+        ratio(*best), best->string_axis("setting"), bytes(best, "smem_bytes"), bytes(best, "window_bytes")));
 }
 
 }  // namespace
@@ -144,22 +150,25 @@ void register_cache_config(registry& reg) {
   s.add("matmul", matmul_case)
       .summary("the seed's table: 32x32-tiled shared-memory SGEMM, n < 512, 512-2048, > 2048, per cache preference")
       .axis(setting_axis({"none", "prefer_shared", "prefer_l1", "prefer_equal"}))
-      .axis(axis::integers("n", {256, 384, 1024, 2048, 4096}, "n x n matrices")
-                .with_range(0, 32768)
-                .with_quick({std::int64_t{256}, std::int64_t{1024}, std::int64_t{4096}})
-                .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{17}, std::int64_t{100}, std::int64_t{257}}))
+      .axis(
+          axis::integers("n", {256, 384, 1024, 2048, 4096}, "n x n matrices")
+              .with_range(0, 32768)
+              .with_quick({std::int64_t{256}, std::int64_t{1024}, std::int64_t{4096}})
+              .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{17}, std::int64_t{100}, std::int64_t{257}}))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("n")) * p.get_int("n") * 12; })
       .baseline("setting", std::string("none"), "speedup_vs_none");
 
-  auto reuse = present::line_plot("Re-reading a per-SM window, {panel} of shared memory allocated: GB/s by cache setting",
-                                  present::label_axes({"setting"}), "window_bytes", present::gbps(), "window per SM", "GB/s",
-                                  present::scale::log2_bytes);
+  auto reuse =
+      present::line_plot("Re-reading a per-SM window, {panel} of shared memory allocated: GB/s by cache setting",
+                         present::label_axes({"setting"}), "window_bytes", present::gbps(), "window per SM", "GB/s",
+                         present::scale::log2_bytes);
   reuse.keep = present::case_is("reuse");
   reuse.panel_axis = "smem_bytes";
   reuse.panel_is_bytes = true;
   reuse.with_sample_spread();
-  auto mm = present::line_plot("Tiled matmul: speed relative to PreferNone (the seed claims 5-20%)", present::label_axes({"setting"}), "n",
-                               present::metric_of("speedup_vs_none"), "n", "x PreferNone", present::scale::log2);
+  auto mm = present::line_plot("Tiled matmul: speed relative to PreferNone (the seed claims 5-20%)",
+                               present::label_axes({"setting"}), "n", present::metric_of("speedup_vs_none"), "n",
+                               "x PreferNone", present::scale::log2);
   mm.keep = present::case_is("matmul");
   s.chart(reuse).chart(mm).finding(cache_config_findings);
 }

@@ -56,13 +56,17 @@ void persistence_case(case_state& st) {
     // 0 on either axis: the defaults the CUDA guide recommends, a set-aside as large as the hot
     // table (within the device's maximum) and no more persisting hits than the set-aside holds.
     const auto asked = static_cast<std::size_t>(st.get_int("set_aside_bytes"));
-    const std::size_t set_aside = std::min<std::size_t>(asked ? asked : hot_bytes, static_cast<std::size_t>(dev.persisting_l2_max_bytes));
-    const std::size_t window = std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.access_policy_max_window_bytes));
+    const std::size_t set_aside =
+        std::min<std::size_t>(asked ? asked : hot_bytes, static_cast<std::size_t>(dev.persisting_l2_max_bytes));
+    const std::size_t window =
+        std::min<std::size_t>(hot_bytes, static_cast<std::size_t>(dev.access_policy_max_window_bytes));
     const auto pct = st.get_int("hit_ratio_pct");
-    const float ratio = pct ? static_cast<float>(pct) / 100.0f
-                            : static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
-    guard = std::make_unique<ck::persistence_guard>(s, hot.data(), window, set_aside, ratio,
-                                                    policy == "streaming" ? cudaAccessPropertyStreaming : cudaAccessPropertyPersisting);
+    const float ratio =
+        pct ? static_cast<float>(pct) / 100.0f
+            : static_cast<float>(std::min(1.0, static_cast<double>(set_aside) / static_cast<double>(window)));
+    guard = std::make_unique<ck::persistence_guard>(
+        s, hot.data(), window, set_aside, ratio,
+        policy == "streaming" ? cudaAccessPropertyStreaming : cudaAccessPropertyPersisting);
     st.add_metric("set_aside_bytes", static_cast<double>(ck::persistence_guard::granted()));
     st.add_metric("window_bytes", static_cast<double>(window));
     st.add_metric("hit_ratio", ratio);
@@ -82,8 +86,8 @@ void persistence_case(case_state& st) {
 
 // ---- hints ------------------------------------------------------------------------------
 
-const char* const hint_names[] = {"load_ca", "load_cg", "load_cs", "load_lu", "load_cv", "load_nc",
-                                  "store_wb", "store_cg", "store_cs", "store_wt"};
+const char* const hint_names[] = {"load_ca", "load_cg",  "load_cs",  "load_lu",  "load_cv",
+                                  "load_nc", "store_wb", "store_cg", "store_cs", "store_wt"};
 
 template <ck::load_hint L, ck::store_hint S>
 void hinted_case(case_state& st) {
@@ -99,7 +103,9 @@ void hinted_case(case_state& st) {
   ck::hinted_scale<L, S>(x.data(), y.data(), m, seed_y, out.data(), n, s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t i) { return hash_uniform(seed_x, i) * hash_uniform(seed_y, ck::hot_index(seed_y, i, m)); }));
+  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
+    return hash_uniform(seed_x, i) * hash_uniform(seed_y, ck::hot_index(seed_y, i, m));
+  }));
   st.add_bytes_read(n * 8);
   st.add_bytes_written(n * 4);
   st.add_elements(n);
@@ -134,13 +140,27 @@ void l1_hint_case(case_state& st) {
 void l1_hints_case(case_state& st) {
   using L = ck::load_hint;
   switch (choice<L>(load_hint_names, st.get_string("hint"))) {
-    case L::plain: l1_hint_case<L::plain>(st); break;
-    case L::ca: l1_hint_case<L::ca>(st); break;
-    case L::cg: l1_hint_case<L::cg>(st); break;
-    case L::cs: l1_hint_case<L::cs>(st); break;
-    case L::lu: l1_hint_case<L::lu>(st); break;
-    case L::cv: l1_hint_case<L::cv>(st); break;
-    case L::nc: l1_hint_case<L::nc>(st); break;
+    case L::plain:
+      l1_hint_case<L::plain>(st);
+      break;
+    case L::ca:
+      l1_hint_case<L::ca>(st);
+      break;
+    case L::cg:
+      l1_hint_case<L::cg>(st);
+      break;
+    case L::cs:
+      l1_hint_case<L::cs>(st);
+      break;
+    case L::lu:
+      l1_hint_case<L::lu>(st);
+      break;
+    case L::cv:
+      l1_hint_case<L::cv>(st);
+      break;
+    case L::nc:
+      l1_hint_case<L::nc>(st);
+      break;
   }
 }
 
@@ -209,41 +229,52 @@ void record_case(case_state& st) {
   st.exec([&](cudaStream_t q) { ck::record_sum<Aligned>(recs.data(), out.data(), n, q); });
 }
 
-
 void cache_control_findings(const present::suite_view& v, std::vector<std::string>& out) {
-  const auto mib = [](const case_result* r, const char* a) { return format_bytes(static_cast<double>(r->int_axis(a).value_or(0))); };
-  for (const auto& [policy, what] : {std::pair<const char*, const char*>{"persisting", "L2 persisting window over the hot table"},
-                                     {"streaming", "the same window marked streaming (control)"}}) {
+  const auto mib = [](const case_result* r, const char* a) {
+    return format_bytes(static_cast<double>(r->int_axis(a).value_or(0)));
+  };
+  for (const auto& [policy, what] :
+       {std::pair<const char*, const char*>{"persisting", "L2 persisting window over the hot table"},
+        {"streaming", "the same window marked streaming (control)"}}) {
     std::string text;
     for (const auto* r : v.rows(present::where("persistence", {{"policy", std::string(policy)}})))
-      text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", mib(r, "hot_bytes"), r->metric("speedup_vs_normal"));
+      text += fmt::format("{}{} hot: {:.2f}x", text.empty() ? "" : ", ", mib(r, "hot_bytes"),
+                          r->metric("speedup_vs_normal"));
     if (!text.empty()) out.push_back(fmt::format("{}, relative to none: {}", what, text));
   }
   const auto hints = v.rows(present::case_is("hints"));
   const auto ratio = present::metric_of("speedup_vs_default");
   const auto *b = present::best_by(hints, ratio), *w = present::worst_by(hints, ratio);
   if (b && w)
-    out.push_back(fmt::format("cache hints on a stream beside an L2-resident table: {:.3f}x ({}) to {:.3f}x ({}) of the default load "
-                              "and store", ratio(*w), w->axes_label, ratio(*b), b->axes_label));
+    out.push_back(fmt::format(
+        "cache hints on a stream beside an L2-resident table: {:.3f}x ({}) to {:.3f}x ({}) of the default load "
+        "and store",
+        ratio(*w), w->axes_label, ratio(*b), b->axes_label));
   std::string l1;
   for (const auto* r : v.rows(present::case_is("l1_hints")))
-    l1 += fmt::format("{}{} {:.0f} GB/s ({:.2f}x)", l1.empty() ? "" : ", ", r->string_axis("hint"), r->gbps, r->metric("speedup_vs_plain"));
+    l1 += fmt::format("{}{} {:.0f} GB/s ({:.2f}x)", l1.empty() ? "" : ", ", r->string_axis("hint"), r->gbps,
+                      r->metric("speedup_vs_plain"));
   if (!l1.empty()) out.push_back("re-reading a per-SM window that fits L1, by load hint (x plain ld.global): " + l1);
-  if (const auto* p = present::best_by(v.rows(present::where("prefetch", {{"prefetch", std::string("l2")}})), present::metric_of("speedup_vs_none")))
-    out.push_back(fmt::format("prefetch.global.L2 {} steps ahead speeds a latency-bound walk up {:.2f}x", p->int_axis("distance").value_or(0),
-                              p->metric("speedup_vs_none")));
+  if (const auto* p = present::best_by(v.rows(present::where("prefetch", {{"prefetch", std::string("l2")}})),
+                                       present::metric_of("speedup_vs_none")))
+    out.push_back(fmt::format("prefetch.global.L2 {} steps ahead speeds a latency-bound walk up {:.2f}x",
+                              p->int_axis("distance").value_or(0), p->metric("speedup_vs_none")));
   for (const auto* r : v.rows(present::where("alignment", {{"layout", std::string("aligned128")}})))
-    out.push_back(fmt::format("__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records, {} records: {:.3f}x",
-                              r->int_axis("records").value_or(0), r->metric("speedup_vs_packed")));
+    out.push_back(fmt::format(
+        "__align__(128) records (30 floats padded to 128 B) vs packed 120-byte records, {} records: {:.3f}x",
+        r->int_axis("records").value_or(0), r->metric("speedup_vs_packed")));
 }
 
 std::optional<present::fact_value> persisting_window_fact(const present::suite_view& v, std::optional<double> at) {
   const auto rows = v.rows(present::where("persistence", {{"policy", std::string("persisting")}}));
-  const auto* r = at ? present::nearest(rows, "hot_bytes", *at) : present::best_by(rows, present::metric_of("speedup_vs_normal"));
+  const auto* r =
+      at ? present::nearest(rows, "hot_bytes", *at) : present::best_by(rows, present::metric_of("speedup_vs_normal"));
   if (!r) return std::nullopt;
-  present::fact_value f{fmt::format("an L2 persisting access-policy window over a {} hot table streamed past by 1 GiB measured {:.2f}x",
-                                    format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))), r->metric("speedup_vs_normal")),
-                        r->metric("speedup_vs_normal"), "", ""};
+  present::fact_value f{
+      fmt::format("an L2 persisting access-policy window over a {} hot table streamed past by 1 GiB measured {:.2f}x",
+                  format_bytes(static_cast<double>(r->int_axis("hot_bytes").value_or(0))),
+                  r->metric("speedup_vs_normal")),
+      r->metric("speedup_vs_normal"), "", ""};
   if (at && static_cast<double>(r->int_axis("hot_bytes").value_or(0)) != *at)
     f.nearest_note = "nearest measured hot table to " + format_bytes(*at);
   return f;
@@ -255,25 +286,35 @@ void register_cache_control(registry& reg) {
   suite s{reg, "cache_control", "L2 persistence, cache hints, prefetch, record alignment"};
   s.add("persistence", persistence_case)
       .summary("hot table read at random beside a 1 GiB stream: L2 access-policy window (persisting) vs none")
-      .axis(axis::strings("policy", {"normal", "persisting", "streaming"},
-                          "no window; a persisting window over the hot table; the same window marked streaming (control)"))
+      .axis(axis::strings(
+          "policy", {"normal", "persisting", "streaming"},
+          "no window; a persisting window over the hot table; the same window marked streaming (control)"))
       .axis(axis::integers("hot_bytes", {8 << 20, 24 << 20, 36 << 20, 48 << 20}, "hot table size")
                 .with_range(4, std::int64_t{1} << 32)
                 .with_quick({std::int64_t{24} << 20})
                 .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{24} << 20}))
-      .axis(axis::integers("set_aside_bytes", {0}, "L2 set aside for persisting lines (0: the hot table's size, capped at the device maximum)")
+      .axis(axis::integers("set_aside_bytes", {0},
+                           "L2 set aside for persisting lines (0: the hot table's size, capped at the device maximum)")
                 .with_range(0, std::int64_t{1} << 32))
-      .axis(axis::integers("hit_ratio_pct", {0}, "share of window accesses marked persisting, % (0: set-aside / window)").with_range(0, 100))
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30); })
+      .axis(
+          axis::integers("hit_ratio_pct", {0}, "share of window accesses marked persisting, % (0: set-aside / window)")
+              .with_range(0, 100))
+      .footprint([](const axis_point& p) {
+        return static_cast<std::uint64_t>(p.get_int("hot_bytes")) + (std::uint64_t{2} << 30);
+      })
       .baseline("policy", std::string("normal"), "speedup_vs_normal");
   s.add("hints", hints_case)
-      .summary("out[i] = x[i] * y[random, 16 accesses each]: cache hint on the 1 GiB stream x or on the store; y should stay in L2")
+      .summary(
+          "out[i] = x[i] * y[random, 16 accesses each]: cache hint on the 1 GiB stream x or on the store; y should "
+          "stay in L2")
       .axis(axis::strings("hint", {std::begin(hint_names), std::end(hint_names)},
                           "__ldca/__ldcg/__ldcs/__ldlu/__ldcv/__ldg on x, or __stwb/__stcg/__stcs/__stwt on out"))
       .axis(axis::integers("reused_bytes", {24 << 20, 48 << 20}, "size of y")
                 .with_range(4, std::int64_t{1} << 32)
                 .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}}))
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("reused_bytes")) + (std::uint64_t{2} << 30); })
+      .footprint([](const axis_point& p) {
+        return static_cast<std::uint64_t>(p.get_int("reused_bytes")) + (std::uint64_t{2} << 30);
+      })
       .baseline("hint", std::string("load_ca"), "speedup_vs_default");
   s.add("l1_hints", l1_hints_case)
       .summary("each SM re-reads its own window 64 times with one load hint: which hints keep the L1 hits")
@@ -302,8 +343,8 @@ void register_cache_control(registry& reg) {
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("records")) * 132; })
       .baseline("layout", std::string("packed120"), "speedup_vs_packed");
 
-  const auto ratio_bars = [&](const char* title, const char* case_name, const char* metric, present::row_label label, const char* peer_axis,
-                              const char* peer_value, const char* key) {
+  const auto ratio_bars = [&](const char* title, const char* case_name, const char* metric, present::row_label label,
+                              const char* peer_axis, const char* peer_value, const char* key) {
     present::chart_spec c;
     c.title = title;
     c.keep = present::case_is(case_name);
@@ -319,20 +360,27 @@ void register_cache_control(registry& reg) {
       return r.string_axis(axis_name) + " " + format_bytes(static_cast<double>(r.int_axis(size_axis).value_or(0)));
     };
   };
-  ratio_bars("L2 persistence: hot table beside a 1 GiB stream", "persistence", "speedup_vs_normal", with_size("policy", "hot_bytes"),
-             "policy", "normal", "no access-policy window");
-  ratio_bars("Load hints on a window re-read through L1", "l1_hints", "speedup_vs_plain", present::label_axes({"hint"}), "hint", "plain",
-             "plain ld.global");
+  ratio_bars("L2 persistence: hot table beside a 1 GiB stream", "persistence", "speedup_vs_normal",
+             with_size("policy", "hot_bytes"), "policy", "normal", "no access-policy window");
+  ratio_bars("Load hints on a window re-read through L1", "l1_hints", "speedup_vs_plain", present::label_axes({"hint"}),
+             "hint", "plain", "plain ld.global");
   ratio_bars("Load and store hints on a stream beside an L2-resident table", "hints", "speedup_vs_default",
              with_size("hint", "reused_bytes"), "hint", "load_ca", "the default load and store");
-  ratio_bars("prefetch.global.L2 ahead of a latency-bound walk", "prefetch", "speedup_vs_none",
-             [](const case_result& r) { return fmt::format("prefetch {} d={}", r.string_axis("prefetch"), r.int_axis("distance").value_or(0)); },
-             "prefetch", "none", "no prefetch");
-  ratio_bars("Packed 120-byte vs __align__(128) records", "alignment", "speedup_vs_packed",
-             [](const case_result& r) { return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0)); },
-             "layout", "packed120", "packed 120-byte records");
+  ratio_bars(
+      "prefetch.global.L2 ahead of a latency-bound walk", "prefetch", "speedup_vs_none",
+      [](const case_result& r) {
+        return fmt::format("prefetch {} d={}", r.string_axis("prefetch"), r.int_axis("distance").value_or(0));
+      },
+      "prefetch", "none", "no prefetch");
+  ratio_bars(
+      "Packed 120-byte vs __align__(128) records", "alignment", "speedup_vs_packed",
+      [](const case_result& r) {
+        return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0));
+      },
+      "layout", "packed120", "packed 120-byte records");
   s.finding(cache_control_findings);
-  s.fact(advise::question::l2_persisting_window, {"persistence"}, "an L2 persisting window over a hot table of N bytes", persisting_window_fact);
+  s.fact(advise::question::l2_persisting_window, {"persistence"}, "an L2 persisting window over a hot table of N bytes",
+         persisting_window_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(170, register_cache_control);

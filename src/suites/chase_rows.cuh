@@ -50,8 +50,10 @@ inline constexpr const char* max_metric = "cycles_max";
 /// Their whisker on a chart, and what it spans.
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }
 inline std::string spread_key() {
-  return fmt::format("the fastest to the slowest of a point's chases, one from each of {} SMs spread over the GPU (all of a smaller one)",
-                     sms_per_point);
+  return fmt::format(
+      "the fastest to the slowest of a point's chases, one from each of {} SMs spread over the GPU (all of a smaller "
+      "one)",
+      sms_per_point);
 }
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
 /// chase (below), not the chases the figure comes from. Without a range: the SMs' spread is
@@ -73,7 +75,8 @@ inline std::vector<unsigned> chase_sms(case_state& st) {
 /// over the SMs, which a point chased from one SM would not give: how far that SM is from the
 /// few lines of a small working set decides its figure.
 template <class Want, class Launch>
-chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsigned iters, Want&& want, Launch&& launch) {
+chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsigned iters, Want&& want,
+                         Launch&& launch) {
   const cudaStream_t s = st.stream();
   device_buffer<unsigned long long> out(4);
   std::vector<double> per_load;
@@ -87,7 +90,8 @@ chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsig
     if (h[3] != sm + 1ull) return false;
     // The end word is 32 bits: its low half of out[1] (poisoned all-ones: never a valid word).
     const auto end = static_cast<std::uint32_t>(h[1]);
-    st.check(compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(static_cast<int>(r))); }));
+    st.check(
+        compare_exact(&end, 1, [&](std::size_t) { return static_cast<std::uint32_t>(want(static_cast<int>(r))); }));
     per_load.push_back(static_cast<double>(h[0]) / iters);
     return true;
   });
@@ -100,7 +104,8 @@ chase_stats repeat_chase(case_state& st, const std::vector<unsigned>& sms, unsig
 /// of `timed_iters` loads; the row's figures are the repeats' cycles.
 constexpr unsigned timed_iters = 1024;
 
-inline void report(case_state& st, const chase_stats& c, const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
+inline void report(case_state& st, const chase_stats& c,
+                   const std::function<void(unsigned long long*, cudaStream_t)>& timed) {
   st.add_metric("cycles_per_load", c.mean);
   st.add_metric(min_metric, c.min);
   st.add_metric(max_metric, c.max);
@@ -151,7 +156,8 @@ class ring_evictor {
 /// chase_sms, each from its own point of the ring (evenly apart). A ring the holder's L2 can
 /// keep a part of is read whole by that SM first; a larger one is chased from an L2 without it.
 template <latency::load_path P>
-void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots, std::uint64_t seed, int holder) {
+void ring_row(case_state& st, const std::uint32_t* ring, cudaTextureObject_t tex, std::uint64_t slots,
+              std::uint64_t seed, int holder) {
   namespace lt = memscope::latency;
   const unsigned iters = chase_iters(st);
   const std::vector<unsigned> sms = chase_sms(st);

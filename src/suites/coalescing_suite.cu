@@ -35,7 +35,9 @@ constexpr std::size_t l2_line = 128;
 constexpr std::size_t l2_multiple = 4;
 
 /// Bytes of L2 lines one element of a point takes: its own line once elements are a line apart.
-std::size_t line_bytes_per_element(std::size_t elem_bytes, std::size_t stride) { return std::min(elem_bytes * stride, l2_line); }
+std::size_t line_bytes_per_element(std::size_t elem_bytes, std::size_t stride) {
+  return std::min(elem_bytes * stride, l2_line);
+}
 
 /// Elements a point processes: enough that the lines touched are at least 4x the L2 (and
 /// 256 MiB), at most 2^26.
@@ -108,7 +110,8 @@ void pattern_case(case_state& st, std::size_t offset, std::size_t stride) {
   const std::size_t n = st.verify_only() ? 100003
                                          : elements_for(static_cast<std::size_t>(eb), stride,
                                                         static_cast<std::size_t>(std::max(st.device().l2_bytes, 0)));
-  st.add_metric("lines_touched_bytes", static_cast<double>(n * line_bytes_per_element(static_cast<std::size_t>(eb), stride)));
+  st.add_metric("lines_touched_bytes",
+                static_cast<double>(n * line_bytes_per_element(static_cast<std::size_t>(eb), stride)));
   with_elem_type(eb, [&](auto elem) { strided_case<decltype(elem)>(st, offset, stride, n); });
 }
 
@@ -132,50 +135,59 @@ void malloc_alignment_case(case_state& st) {
                                                   std::to_string(alignment) + " bytes"));
 }
 
-
 void coalescing_findings(const present::suite_view& v, std::vector<std::string>& out) {
   for (const std::string dir : {"read", "write"}) {
-    const auto rows = v.rows(present::where("offset", {{"elem_bytes", std::int64_t{4}}, {"direction", dir}, {"offset", std::int64_t{1}}}));
+    const auto rows = v.rows(
+        present::where("offset", {{"elem_bytes", std::int64_t{4}}, {"direction", dir}, {"offset", std::int64_t{1}}}));
     if (!rows.empty())
-      out.push_back(fmt::format("4-byte {}s starting one element off alignment: {:.2f}x the aligned bandwidth (sector model: {:.2f})",
-                                dir, rows[0]->metric("relative_to_aligned"), rows[0]->metric("predicted_efficiency")));
+      out.push_back(fmt::format(
+          "4-byte {}s starting one element off alignment: {:.2f}x the aligned bandwidth (sector model: {:.2f})", dir,
+          rows[0]->metric("relative_to_aligned"), rows[0]->metric("predicted_efficiency")));
   }
   // The claim that every point streams from DRAM, checked on the rows themselves.
-  const auto timed = v.rows([](const case_result& r) { return r.name == "stride" && r.metrics.count("lines_touched_bytes"); });
+  const auto timed =
+      v.rows([](const case_result& r) { return r.name == "stride" && r.metrics.count("lines_touched_bytes"); });
   if (!timed.empty() && v.doc.device.l2_bytes > 0) {
     const auto least = *std::min_element(timed.begin(), timed.end(), [](const case_result* a, const case_result* b) {
       return a->metric("lines_touched_bytes") < b->metric("lines_touched_bytes");
     });
     const double times = least->metric("lines_touched_bytes") / static_cast<double>(v.doc.device.l2_bytes);
     out.push_back(fmt::format("stride points touch {} of L2 lines at the least ({}): {:.1f}x the {} L2, so {}",
-                              format_bytes(least->metric("lines_touched_bytes")), least->axes_label, times, format_bytes(static_cast<double>(v.doc.device.l2_bytes)),
+                              format_bytes(least->metric("lines_touched_bytes")), least->axes_label, times,
+                              format_bytes(static_cast<double>(v.doc.device.l2_bytes)),
                               times >= 2 ? "every point streams from DRAM" : "some points can be served from L2"));
   }
   // Untimed: the alignment case only checks and records.
   for (const auto& r : v.doc.results)
-    if (r.suite == v.suite && r.name == "malloc_alignment" && r.status == case_status::ok && r.metrics.count("alignment_bytes"))
-      out.push_back(fmt::format("cudaMalloc alignment observed: {:.0f} bytes (at least 256 promised)", r.metrics.at("alignment_bytes")));
+    if (r.suite == v.suite && r.name == "malloc_alignment" && r.status == case_status::ok &&
+        r.metrics.count("alignment_bytes"))
+      out.push_back(fmt::format("cudaMalloc alignment observed: {:.0f} bytes (at least 256 promised)",
+                                r.metrics.at("alignment_bytes")));
 }
 
 std::optional<present::fact_value> misaligned_store_fact(const present::suite_view& v, std::optional<double>) {
   auto at = [&](const char* dir, std::int64_t offset) {
-    const auto rows = v.rows(present::where("offset", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string(dir)}, {"offset", offset}}));
+    const auto rows = v.rows(present::where(
+        "offset", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string(dir)}, {"offset", offset}}));
     return rows.empty() ? nullptr : rows.front();
   };
   const auto *aligned = at("write", 0), *skewed = at("write", 1), *read_skewed = at("read", 1);
   if (!aligned || !skewed) return std::nullopt;
-  return present::fact_value{
-      fmt::format("4-byte stores: {:.0f} GB/s aligned, {:.0f} GB/s one element off ({:.2f}x){}", aligned->gbps, skewed->gbps,
-                  skewed->metric("relative_to_aligned"),
-                  read_skewed ? fmt::format("; reads one element off: {:.2f}x", read_skewed->metric("relative_to_aligned")) : ""),
-      skewed->metric("relative_to_aligned"), "", ""};
+  return present::fact_value{fmt::format("4-byte stores: {:.0f} GB/s aligned, {:.0f} GB/s one element off ({:.2f}x){}",
+                                         aligned->gbps, skewed->gbps, skewed->metric("relative_to_aligned"),
+                                         read_skewed ? fmt::format("; reads one element off: {:.2f}x",
+                                                                   read_skewed->metric("relative_to_aligned"))
+                                                     : ""),
+                             skewed->metric("relative_to_aligned"), "", ""};
 }
 
 }  // namespace
 
 void register_coalescing(registry& reg) {
   suite s{reg, "coalescing", "global bandwidth against start offset and stride"};
-  auto relative = [](const case_result& row, const case_result& base) { return base.gbps > 0 ? row.gbps / base.gbps : 0; };
+  auto relative = [](const case_result& row, const case_result& base) {
+    return base.gbps > 0 ? row.gbps / base.gbps : 0;
+  };
   s.add("offset", [](case_state& st) { pattern_case(st, static_cast<std::size_t>(st.get_int("offset")), 1); })
       .summary("element i at in[offset + i]: misaligned starts")
       .axis(elem_axis())
@@ -198,7 +210,8 @@ void register_coalescing(registry& reg) {
         return span_bytes(p, d, 0, static_cast<std::size_t>(p.get_int("stride")));
       })
       .baseline("stride", std::int64_t{1}, "relative_to_unit_stride", relative);
-  s.add("malloc_alignment", malloc_alignment_case).summary("cudaMalloc returns addresses aligned to at least 256 bytes (checked)");
+  s.add("malloc_alignment", malloc_alignment_case)
+      .summary("cudaMalloc returns addresses aligned to at least 256 bytes (checked)");
 
   const auto series_name = [](const case_result& r) {
     return fmt::format("{} B {}", r.int_axis("elem_bytes").value_or(0), r.string_axis("direction"));
@@ -222,11 +235,15 @@ void register_coalescing(registry& reg) {
   stride.x_scale = present::scale::log2;
   stride.y_scale = present::scale::log10;
   // The sector model, scaled to the measured unit-stride 4-byte read.
-  stride.models.push_back({[](const case_result& r) { return r.int_axis("elem_bytes") == 4 && r.string_axis("direction") == "read"; },
-                           [](const case_result&) { return std::string("sector model (4 B read)"); },
-                           [](const case_result& r) { return r.gbps / r.metric("relative_to_unit_stride") * r.metric("predicted_efficiency"); }});
+  stride.models.push_back(
+      {[](const case_result& r) { return r.int_axis("elem_bytes") == 4 && r.string_axis("direction") == "read"; },
+       [](const case_result&) { return std::string("sector model (4 B read)"); },
+       [](const case_result& r) {
+         return r.gbps / r.metric("relative_to_unit_stride") * r.metric("predicted_efficiency");
+       }});
   s.chart(offset).chart(stride).finding(coalescing_findings);
-  s.fact(advise::question::misaligned_store_cost, {"offset"}, "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
+  s.fact(advise::question::misaligned_store_cost, {"offset"},
+         "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(30, register_coalescing);

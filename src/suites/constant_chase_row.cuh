@@ -23,7 +23,9 @@ void constant_chase_row(case_state& st, std::size_t ws) {
   const auto end_word = [](unsigned long long* out) { return reinterpret_cast<int*>(out + 1); };
   const chase_rows::chase_stats c = chase_rows::repeat_chase(
       st, chase_rows::chase_sms(st), iters, [&](int) { return static_cast<std::uint32_t>(want); },
-      [&](unsigned long long* out, int, sm_target on, cudaStream_t q) { bc::constant_chase(iters, out, end_word(out), q, true, on); });
+      [&](unsigned long long* out, int, sm_target on, cudaStream_t q) {
+        bc::constant_chase(iters, out, end_word(out), q, true, on);
+      });
   chase_rows::report(st, c, [&](unsigned long long* out, cudaStream_t q) {
     bc::constant_chase(chase_rows::timed_iters, out, end_word(out), q);
   });

@@ -49,10 +49,18 @@ void broadcast_case(case_state& st) {
   device_buffer<int> sink(std::size_t{blocks} * 32);
   auto run = [&](unsigned n, cudaStream_t st_) {
     switch (sp) {
-      case bc::space::constant: bc::warp_loads<bc::space::constant>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::ldg: bc::warp_loads<bc::space::ldg>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::shared: bc::warp_loads<bc::space::shared>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
-      case bc::space::global: bc::warp_loads<bc::space::global>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_); break;
+      case bc::space::constant:
+        bc::warp_loads<bc::space::constant>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_);
+        break;
+      case bc::space::ldg:
+        bc::warp_loads<bc::space::ldg>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_);
+        break;
+      case bc::space::shared:
+        bc::warp_loads<bc::space::shared>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_);
+        break;
+      case bc::space::global:
+        bc::warp_loads<bc::space::global>(g_table.data(), k, n, blocks, cycles.data(), sink.data(), st_);
+        break;
     }
   };
   // The check: over the index table each lane's sum names the words it read.
@@ -85,8 +93,10 @@ void constant_findings(const present::suite_view& v, std::vector<std::string>& o
   for (const auto* r : v.rows(present::where("broadcast", {{"space", std::string("constant")}})))
     pts.push_back({static_cast<double>(r->int_axis("distinct").value_or(1) - 1), r->metric("cycles_per_load")});
   if (const auto fit = present::fit_line(pts))
-    out.push_back(fmt::format("constant cache: {:.1f} cycles for a broadcast, +{:.1f} cycles for each further distinct address in "
-                              "a warp (least-squares fit over k = 1..32)", fit->intercept, fit->slope));
+    out.push_back(fmt::format(
+        "constant cache: {:.1f} cycles for a broadcast, +{:.1f} cycles for each further distinct address in "
+        "a warp (least-squares fit over k = 1..32)",
+        fit->intercept, fit->slope));
   std::vector<std::pair<double, double>> curve;
   for (const auto* r : v.rows(present::case_is("working_set")))
     curve.push_back({static_cast<double>(r->int_axis("ws_bytes").value_or(0)), r->metric("cycles_per_load")});
@@ -107,7 +117,8 @@ void constant_findings(const present::suite_view& v, std::vector<std::string>& o
   out.push_back("constant-memory levels (pointer chase): " + levels);
 }
 
-const case_result* broadcast_row(const present::suite_view& v, const char* space, std::optional<std::int64_t> distinct = {}) {
+const case_result* broadcast_row(const present::suite_view& v, const char* space,
+                                 std::optional<std::int64_t> distinct = {}) {
   const auto rows = v.rows(present::where("broadcast", {{"space", std::string(space)}}));
   const auto k = distinct ? *distinct : present::largest(rows, "distinct");
   for (const auto* r : rows)
@@ -118,8 +129,9 @@ const case_result* broadcast_row(const present::suite_view& v, const char* space
 std::optional<present::fact_value> shared_latency_fact(const present::suite_view& v, std::optional<double>) {
   const auto* sh = broadcast_row(v, "shared", 1);
   if (!sh) return std::nullopt;
-  return present::fact_value{fmt::format("a dependent shared-memory load costs {:.1f} cycles", sh->metric("cycles_per_load")),
-                             sh->metric("cycles_per_load"), "", ""};
+  return present::fact_value{
+      fmt::format("a dependent shared-memory load costs {:.1f} cycles", sh->metric("cycles_per_load")),
+      sh->metric("cycles_per_load"), "", ""};
 }
 
 std::optional<present::fact_value> uniform_read_fact(const present::suite_view& v, std::optional<double>) {
@@ -133,9 +145,10 @@ std::optional<present::fact_value> uniform_read_fact(const present::suite_view& 
 std::optional<present::fact_value> divergent_read_fact(const present::suite_view& v, std::optional<double>) {
   const auto *ck = broadcast_row(v, "constant"), *g1 = broadcast_row(v, "global", 1);
   if (!ck || !g1) return std::nullopt;
-  return present::fact_value{fmt::format("{} distinct addresses per warp: {:.1f} cycles from __constant__ vs {:.1f} from global memory",
-                                         ck->int_axis("distinct").value_or(0), ck->metric("cycles_per_load"), g1->metric("cycles_per_load")),
-                             ck->metric("cycles_per_load"), "", ""};
+  return present::fact_value{
+      fmt::format("{} distinct addresses per warp: {:.1f} cycles from __constant__ vs {:.1f} from global memory",
+                  ck->int_axis("distinct").value_or(0), ck->metric("cycles_per_load"), g1->metric("cycles_per_load")),
+      ck->metric("cycles_per_load"), "", ""};
 }
 
 }  // namespace
@@ -152,19 +165,22 @@ void register_constant(registry& reg) {
       .axis(axis::pow2("ws_bytes", {10, 11, 12, 13, 14, 15, 16}, "bytes chased (64-byte steps)").with_range(64, 65536))
       .figure(chase_rows::figure());
 
-  auto bc = present::line_plot("Warp-load cost vs distinct addresses per warp", present::label_axes({"space"}), "distinct",
-                               present::metric_of("cycles_per_load"), "distinct addresses k", "cycles per warp-load", present::scale::log2);
+  auto bc = present::line_plot("Warp-load cost vs distinct addresses per warp", present::label_axes({"space"}),
+                               "distinct", present::metric_of("cycles_per_load"), "distinct addresses k",
+                               "cycles per warp-load", present::scale::log2);
   bc.keep = present::case_is("broadcast");
-  auto ws = present::line_plot("Constant-memory latency vs working set", [](const case_result&) { return std::string("__constant__ chase"); },
-                               "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
-                               present::scale::log2_bytes);
+  auto ws = present::line_plot(
+      "Constant-memory latency vs working set", [](const case_result&) { return std::string("__constant__ chase"); },
+      "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load", present::scale::log2_bytes);
   ws.keep = present::case_is("working_set");
   ws.level_marks = true;
   ws.with_spread(chase_rows::spread(), chase_rows::spread_key());
   s.chart(bc).chart(ws).finding(constant_findings);
   s.fact(advise::question::shared_load_latency, {"broadcast"}, "a dependent shared-memory load", shared_latency_fact);
-  s.fact(advise::question::uniform_read_cost, {"broadcast"}, "a warp-uniform read: constant cache against global memory", uniform_read_fact);
-  s.fact(advise::question::divergent_constant_read_cost, {"broadcast"}, "a warp reading distinct words from the constant cache", divergent_read_fact);
+  s.fact(advise::question::uniform_read_cost, {"broadcast"},
+         "a warp-uniform read: constant cache against global memory", uniform_read_fact);
+  s.fact(advise::question::divergent_constant_read_cost, {"broadcast"},
+         "a warp reading distinct words from the constant cache", divergent_read_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(70, register_constant);

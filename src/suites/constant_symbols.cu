@@ -30,8 +30,9 @@ void symbols_case(case_state& st) {
   st.check(compare_exact(back.data(), back.size(), [&](std::size_t i) { return values[i]; }));
   // cudaGetSymbolAddress: the same bytes, read by an ordinary kernel through a plain pointer.
   const auto info = symbols::describe(c_symbol_demo);
-  st.check(info.bytes == sizeof(float) * 256 ? verify_result::pass()
-                                             : verify_result::fail("cudaGetSymbolSize = " + std::to_string(info.bytes)));
+  st.check(info.bytes == sizeof(float) * 256
+               ? verify_result::pass()
+               : verify_result::fail("cudaGetSymbolSize = " + std::to_string(info.bytes)));
   device_buffer<float> out(256);
   out.poison(s);
   read_through_pointer_kernel<<<1, 256, 0, s>>>(static_cast<const float*>(info.address), out.data(), 256);
@@ -54,7 +55,8 @@ void symbols_case(case_state& st) {
 
 void register_constant_symbols(registry& reg) {
   suite s{reg, "constant"};
-  s.add("symbols", symbols_case).summary("cudaMemcpyToSymbol/FromSymbol round trip, cudaGetSymbolAddress/Size, the 64 KB bank");
+  s.add("symbols", symbols_case)
+      .summary("cudaMemcpyToSymbol/FromSymbol round trip, cudaGetSymbolAddress/Size, the 64 KB bank");
 }
 
 MEMSCOPE_REGISTER_SUITE(80, register_constant_symbols);

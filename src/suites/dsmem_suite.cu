@@ -55,8 +55,7 @@ target parse_target(const std::string& s) {
 }
 
 void require_clusters(case_state& st) {
-  if (!st.device().cluster_launch)
-    st.skip("distributed shared memory: " + cluster_skip_reason(st.device()));
+  if (!st.device().cluster_launch) st.skip("distributed shared memory: " + cluster_skip_reason(st.device()));
 }
 
 void require_cluster(case_state& st, int cluster, const std::function<int()>& active) {
@@ -64,7 +63,8 @@ void require_cluster(case_state& st, int cluster, const std::function<int()>& ac
     st.skip("clusters of " + std::to_string(cluster) + " blocks exceed this GPU's maximum of " +
             std::to_string(st.device().max_cluster_size_nonportable));
   if (active() == 0)
-    st.skip("clusters of " + std::to_string(cluster) + " blocks with this kernel's shared memory cannot be co-scheduled");
+    st.skip("clusters of " + std::to_string(cluster) +
+            " blocks with this kernel's shared memory cannot be co-scheduled");
 }
 
 // ---- latency ---------------------------------------------------------------------------
@@ -98,8 +98,8 @@ void latency_for(case_state& st, const target& t) {
   device_buffer<std::uint32_t> last(chases);
   device_buffer<unsigned> sms(blocks);
   const auto launch = [&](cudaStream_t q) {
-    launch_cluster(kernel, dim3(blocks), dim3(ds::policy::chase_threads), t.cluster, place.smem, q, d_ring.data(), words, iters,
-                   d_starts.data(), cycles.data(), last.data(), sms.data());
+    launch_cluster(kernel, dim3(blocks), dim3(ds::policy::chase_threads), t.cluster, place.smem, q, d_ring.data(),
+                   words, iters, d_starts.data(), cycles.data(), last.data(), sms.data());
   };
   last.poison(s);
   cycles.poison(s);
@@ -121,7 +121,8 @@ void latency_for(case_state& st, const target& t) {
   st.add_metric("cycles_per_load", spread.median);
   st.add_metric("cycles_min_target", *lo);  // peers 1..C-1: the median over clusters of each
   st.add_metric("cycles_max_target", *hi);
-  pair_rows::record(st, spread, clusters, sms.to_host(), place.sole, t.cluster);  // one chase, over every cluster and target
+  pair_rows::record(st, spread, clusters, sms.to_host(), place.sole,
+                    t.cluster);  // one chase, over every cluster and target
   st.add_metric("ns_per_load", spread.median / (st.device().sm_clock_khz * 1e-6));
   st.add_elements(static_cast<std::uint64_t>(iters) * chases);
   st.exec(launch);
@@ -131,10 +132,18 @@ void latency_case(case_state& st) {
   require_clusters(st);
   const target t = parse_target(st.get_string("target"));
   switch (t.path) {
-    case ds::path::shared: latency_for<ds::path::shared>(st, t); break;
-    case ds::path::dsmem_self: latency_for<ds::path::dsmem_self>(st, t); break;
-    case ds::path::dsmem_peer: latency_for<ds::path::dsmem_peer>(st, t); break;
-    case ds::path::l2: latency_for<ds::path::l2>(st, t); break;
+    case ds::path::shared:
+      latency_for<ds::path::shared>(st, t);
+      break;
+    case ds::path::dsmem_self:
+      latency_for<ds::path::dsmem_self>(st, t);
+      break;
+    case ds::path::dsmem_peer:
+      latency_for<ds::path::dsmem_peer>(st, t);
+      break;
+    case ds::path::l2:
+      latency_for<ds::path::l2>(st, t);
+      break;
   }
 }
 
@@ -153,7 +162,8 @@ void stream_case(case_state& st, int cluster) {
   const std::uint64_t seed = st.seed();
   device_buffer<std::uint32_t> sums(grid), dump(Write ? std::size_t{grid} * words : 0);
   auto run = [&](cudaStream_t q, std::uint32_t* d) {
-    launch_cluster(kernel, dim3(grid), dim3(ds::policy::stream_threads), cluster, smem, q, rounds, seed, sums.data(), d);
+    launch_cluster(kernel, dim3(grid), dim3(ds::policy::stream_threads), cluster, smem, q, rounds, seed, sums.data(),
+                   d);
   };
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(sums.data(), 0, sums.bytes(), s));
   dump.poison(s);
@@ -171,7 +181,8 @@ void stream_case(case_state& st, int cluster) {
     const auto h = sums.to_host();
     std::vector<std::uint32_t> per_rank(static_cast<std::size_t>(cluster), 0);
     for (int r = 0; r < cluster; ++r)
-      for (int w = 0; w < words; ++w) per_rank[r] += ds::stream_word(seed, static_cast<unsigned>(r), static_cast<unsigned>(w));
+      for (int w = 0; w < words; ++w)
+        per_rank[r] += ds::stream_word(seed, static_cast<unsigned>(r), static_cast<unsigned>(w));
     st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) {
       const auto rank = static_cast<unsigned>(b % cluster);
       return per_rank[(rank + owner_step) % cluster] * rounds;
@@ -187,10 +198,17 @@ void stream_case(case_state& st, int cluster) {
 template <class V, bool Write>
 void stream_for_path(case_state& st, const target& t) {
   switch (t.path) {
-    case ds::path::shared: stream_case<V, Write, ds::path::shared>(st, 1); break;
-    case ds::path::dsmem_self: stream_case<V, Write, ds::path::dsmem_self>(st, 1); break;
-    case ds::path::dsmem_peer: stream_case<V, Write, ds::path::dsmem_peer>(st, t.cluster); break;
-    case ds::path::l2: throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
+    case ds::path::shared:
+      stream_case<V, Write, ds::path::shared>(st, 1);
+      break;
+    case ds::path::dsmem_self:
+      stream_case<V, Write, ds::path::dsmem_self>(st, 1);
+      break;
+    case ds::path::dsmem_peer:
+      stream_case<V, Write, ds::path::dsmem_peer>(st, t.cluster);
+      break;
+    case ds::path::l2:
+      throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
   }
 }
 
@@ -226,11 +244,9 @@ void transpose_case(case_state& st) {
                                ds::transpose_policy::smem_bytes(cluster));
   });
   // Packed matrices only (the dsmem suite has no layout axis).
-  transpose_case_body(st, [cluster](const float* in, std::size_t, float* out, std::size_t, int rows, int cols, cudaStream_t s) {
-    ds::transpose_cluster(in, out, rows, cols, cluster, s);
-  });
+  transpose_case_body(st, [cluster](const float* in, std::size_t, float* out, std::size_t, int rows, int cols,
+                                    cudaStream_t s) { ds::transpose_cluster(in, out, rows, cols, cluster, s); });
 }
-
 
 bool remote(const std::string& target) { return target.rfind("dsmem_c", 0) == 0; }
 
@@ -247,26 +263,32 @@ void dsmem_findings(const present::suite_view& v, std::vector<std::string>& out)
     out.push_back(text);
   }
   for (const std::string op : {"read", "write"}) {
-    const auto rows = v.rows([&](const case_result& r) { return r.name == "bandwidth" && r.string_axis("op") == op && remote(r.string_axis("target")); });
+    const auto rows = v.rows([&](const case_result& r) {
+      return r.name == "bandwidth" && r.string_axis("op") == op && remote(r.string_axis("target"));
+    });
     if (const auto* b = present::best_by(rows, present::gbps()))
-      out.push_back(fmt::format("fastest remote {}: {} with {}-byte accesses, {:.0f} GB/s over the GPU ({:.2f}x the same access "
-                                "to the block's own shared memory)", op, b->string_axis("target"), b->int_axis("width").value_or(0),
-                                b->gbps, b->metric("ratio_to_shared")));
+      out.push_back(fmt::format(
+          "fastest remote {}: {} with {}-byte accesses, {:.0f} GB/s over the GPU ({:.2f}x the same access "
+          "to the block's own shared memory)",
+          op, b->string_axis("target"), b->int_axis("width").value_or(0), b->gbps, b->metric("ratio_to_shared")));
   }
   const auto tp = v.rows([](const case_result& r) { return r.name == "transpose" && remote(r.string_axis("kernel")); });
   if (const auto* b = present::best_by(tp, present::gbps()))
-    out.push_back(fmt::format("DSMEM transpose ({}, {}): {:.2f}x the naive global-memory transpose, {:.2f}x the padded 64x64 "
-                              "shared-memory tile (the seed claims ~2x over global memory)", b->string_axis("kernel"),
-                              b->string_axis("shape"), b->metric("speedup_vs_naive"), b->metric("speedup_vs_padded64")));
+    out.push_back(
+        fmt::format("DSMEM transpose ({}, {}): {:.2f}x the naive global-memory transpose, {:.2f}x the padded 64x64 "
+                    "shared-memory tile (the seed claims ~2x over global memory)",
+                    b->string_axis("kernel"), b->string_axis("shape"), b->metric("speedup_vs_naive"),
+                    b->metric("speedup_vs_padded64")));
 }
 
 std::optional<present::fact_value> remote_latency_fact(const present::suite_view& v, std::optional<double>) {
   const auto peer = v.rows(present::where("latency", {{"target", std::string("dsmem_c2")}}));
   const auto own = v.rows(present::where("latency", {{"target", std::string("shared")}}));
   if (peer.empty() || own.empty()) return std::nullopt;
-  return present::fact_value{fmt::format("a load from a peer block's shared memory costs {:.0f} cycles, from the block's own {:.0f}",
-                                         peer[0]->metric("cycles_per_load"), own[0]->metric("cycles_per_load")),
-                             peer[0]->metric("cycles_per_load"), "", ""};
+  return present::fact_value{
+      fmt::format("a load from a peer block's shared memory costs {:.0f} cycles, from the block's own {:.0f}",
+                  peer[0]->metric("cycles_per_load"), own[0]->metric("cycles_per_load")),
+      peer[0]->metric("cycles_per_load"), "", ""};
 }
 
 }  // namespace
@@ -274,8 +296,9 @@ std::optional<present::fact_value> remote_latency_fact(const present::suite_view
 void register_dsmem(registry& reg) {
   suite s{reg, "dsmem", "distributed shared memory: latency, bandwidth, the transpose claim"};
   s.add("latency", latency_case)
-      .summary("one-thread pointer chase from every cluster at once, each block alone on its SM (the median over SM pairs): "
-               "own shared memory, own via the cluster window, each peer's, L2")
+      .summary(
+          "one-thread pointer chase from every cluster at once, each block alone on its SM (the median over SM pairs): "
+          "own shared memory, own via the cluster window, each peer's, L2")
       .axis(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16", "l2"},
                           "ld.shared; own block via map_shared_rank; peers 1..C-1 of a C-block cluster; "
                           "global memory resident in L2 (ld.global.cg)")
@@ -287,8 +310,9 @@ void register_dsmem(registry& reg) {
       .figure(pair_rows::figure("cycles_per_load"));
   s.add("bandwidth", bandwidth_case)
       .summary("every block streams 32 KB of its neighbour's shared memory 256 times: remote vs local")
-      .axis(axis::strings("target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
-                          "own shared memory (ld/st.shared); own via the cluster window; the next block of a C-block cluster")
+      .axis(axis::strings(
+                "target", {"shared", "dsmem_self", "dsmem_c2", "dsmem_c4", "dsmem_c8", "dsmem_c16"},
+                "own shared memory (ld/st.shared); own via the cluster window; the next block of a C-block cluster")
                 .with_validator([](const std::string& t) {
                   if (parse_target(t).path == ds::path::l2)
                     throw usage_error("dsmem/bandwidth measures shared memory: target l2 belongs to dsmem/latency");
@@ -300,11 +324,13 @@ void register_dsmem(registry& reg) {
       .baseline("target", std::string("shared"), "ratio_to_shared");
   s.add("transpose", transpose_case)
       .summary("the seed's DSMEM transpose claim: clusters sharing a super-tile vs naive and padded 64x64 tiles")
-      .axis(axis::strings("kernel", {"naive", "padded64", "dsmem_c2", "dsmem_c4", "dsmem_c8"},
-                          "global-memory transpose (the seed's baseline); best shared-memory tile; a (32C)^2 super-tile over C blocks"))
+      .axis(axis::strings(
+          "kernel", {"naive", "padded64", "dsmem_c2", "dsmem_c4", "dsmem_c8"},
+          "global-memory transpose (the seed's baseline); best shared-memory tile; a (32C)^2 super-tile over C blocks"))
       .axis(axis::strings("shape", {"16384x16384", "12289x9973"}, "ROWSxCOLS")
                 .with_quick({std::string("16384x16384")})
-                .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
+                .with_verify(
+                    {std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
                 .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
       .footprint(transpose_footprint)
       .baseline("kernel", std::string("naive"), "speedup_vs_naive")
@@ -323,7 +349,9 @@ void register_dsmem(registry& reg) {
   bw.title = "Shared-memory {panel} bandwidth, all SMs: own vs the neighbour block's";
   bw.keep = present::case_is("bandwidth");
   bw.panel_axis = "op";
-  bw.label = [](const case_result& r) { return fmt::format("{} {} B", r.string_axis("target"), r.int_axis("width").value_or(0)); };
+  bw.label = [](const case_result& r) {
+    return fmt::format("{} {} B", r.string_axis("target"), r.int_axis("width").value_or(0));
+  };
   bw.y = present::gbps();
   bw.y_label = "GB/s (bytes moved / median time)";
   bw.peer = lat.peer;
@@ -340,7 +368,8 @@ void register_dsmem(registry& reg) {
   tp.copy_ceiling = true;
   tp.with_sample_spread();
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
-  s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory", remote_latency_fact);
+  s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory",
+         remote_latency_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(120, register_dsmem);

@@ -85,7 +85,9 @@ struct sample_range {
 
 namespace detail {
 /// [0, 1) on a 2^-24 grid.
-__device__ __forceinline__ float unit(std::uint32_t bits) { return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f); }
+__device__ __forceinline__ float unit(std::uint32_t bits) {
+  return static_cast<float>(bits >> 8) * (1.0f / 16777216.0f);
+}
 
 /// Bin b's middle as a sample of the generated range (b < num_bins).
 template <class SampleT>
@@ -121,7 +123,9 @@ __device__ SampleT make_sample(input_shape shape, int num_bins, std::uint64_t se
   };
   const auto outside = [&](std::uint32_t bits) {
     if constexpr (fp) return static_cast<SampleT>(bits & 1 ? 1.0f + detail::unit(bits) : -detail::unit(bits) - 0.5f);
-    else return static_cast<SampleT>(bits & 1 ? (1 << 24) + static_cast<int>(bits >> 12) : -1 - static_cast<int>(bits >> 12));
+    else
+      return static_cast<SampleT>(bits & 1 ? (1 << 24) + static_cast<int>(bits >> 12)
+                                           : -1 - static_cast<int>(bits >> 12));
   };
   switch (shape.kind) {
     case distribution::uniform:
@@ -136,8 +140,8 @@ __device__ SampleT make_sample(input_shape shape, int num_bins, std::uint64_t se
       else return static_cast<SampleT>(floorf(x * 16777216.0f));
     }
     case distribution::zipf:
-      return detail::bin_middle<SampleT>(detail::scatter(detail::zipf_rank(detail::unit(h), shape.param, num_bins), num_bins),
-                                         num_bins);
+      return detail::bin_middle<SampleT>(
+          detail::scatter(detail::zipf_rank(detail::unit(h), shape.param, num_bins), num_bins), num_bins);
     case distribution::sorted:
     case distribution::reverse_sorted: {
       const std::uint64_t j = shape.kind == distribution::sorted ? i : n - 1 - i;
@@ -147,10 +151,13 @@ __device__ SampleT make_sample(input_shape shape, int num_bins, std::uint64_t se
     }
     case distribution::hot_bins: {
       const auto hot = static_cast<std::uint64_t>(shape.param);
-      return detail::bin_middle<SampleT>(hash_u32(seed ^ 0x7f4a7c15u, h % hot) % static_cast<std::uint32_t>(num_bins), num_bins);
+      return detail::bin_middle<SampleT>(hash_u32(seed ^ 0x7f4a7c15u, h % hot) % static_cast<std::uint32_t>(num_bins),
+                                         num_bins);
     }
     case distribution::hot_cold:
-      if ((i / 4096) % 2 == 0) return detail::bin_middle<SampleT>(hash_u32(seed ^ 0x7f4a7c15u, 0) % static_cast<std::uint32_t>(num_bins), num_bins);
+      if ((i / 4096) % 2 == 0)
+        return detail::bin_middle<SampleT>(hash_u32(seed ^ 0x7f4a7c15u, 0) % static_cast<std::uint32_t>(num_bins),
+                                           num_bins);
       return uniform(h);
     case distribution::out_of_range:
       return h % 10 == 0 ? uniform(hash_u32(seed + 1, i)) : outside(hash_u32(seed + 2, i));
@@ -184,16 +191,19 @@ __global__ void make_samples_kernel(SampleT* out, std::size_t n, input_shape sha
 
 /// Fills out[0, n) with `shape`'s samples for a histogram of num_bins bins over sample_range.
 template <class SampleT>
-void make_samples(SampleT* out, std::size_t n, input_shape shape, int num_bins, std::uint64_t seed, cudaStream_t stream) {
+void make_samples(SampleT* out, std::size_t n, input_shape shape, int num_bins, std::uint64_t seed,
+                  cudaStream_t stream) {
   if (n == 0) return;
   if (num_bins < 1) throw std::invalid_argument("make_samples: num_bins must be at least 1");
   const std::size_t want = (n + 255) / 256;
-  make_samples_kernel<SampleT><<<static_cast<unsigned>(want < 65536 ? want : 65536), 256, 0, stream>>>(out, n, shape, num_bins, seed);
+  make_samples_kernel<SampleT>
+      <<<static_cast<unsigned>(want < 65536 ? want : 65536), 256, 0, stream>>>(out, n, shape, num_bins, seed);
   MEMSCOPE_CHECK_LAUNCH("make_samples_kernel");
 }
 
 template <class SampleT>
-void make_samples(SampleT* out, std::size_t n, distribution d, std::uint64_t seed, cudaStream_t stream, int num_bins = 1024) {
+void make_samples(SampleT* out, std::size_t n, distribution d, std::uint64_t seed, cudaStream_t stream,
+                  int num_bins = 1024) {
   make_samples(out, n, shape_of(d), num_bins, seed, stream);
 }
 

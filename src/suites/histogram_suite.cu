@@ -38,9 +38,9 @@ namespace {
 
 namespace hg = memscope::histogram;
 
-const char* const strategy_names[] = {"auto",     "global_atomics", "global_private", "block_smem", "cluster2",
-                                      "cluster4", "cluster8",       "cluster16",      "split2",     "split4",
-                                      "split8",   "cub"};
+const char* const strategy_names[] = {"auto",     "global_atomics", "global_private", "block_smem",
+                                      "cluster2", "cluster4",       "cluster8",       "cluster16",
+                                      "split2",   "split4",         "split8",         "cub"};
 
 /// auto; global_atomics; global_private (copies chosen) or privateG (G copies); block_smem;
 /// clusterC; splitC; a global one (global_ for global_atomics) with the suffix _agg adds warp
@@ -48,7 +48,8 @@ const char* const strategy_names[] = {"auto",     "global_atomics", "global_priv
 hg::options options_for(std::string name) {
   hg::options o;
   const auto strip = [&](const std::string& suffix) {
-    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) return false;
+    if (name.size() <= suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      return false;
     name.resize(name.size() - suffix.size());
     return true;
   };
@@ -63,12 +64,14 @@ hg::options options_for(std::string name) {
     return std::stoi(digits);
   };
   const auto global_only = [&] {
-    if ((o.warp_aggregate || o.window) && o.kind != hg::strategy::global_atomics && o.kind != hg::strategy::global_private)
+    if ((o.warp_aggregate || o.window) && o.kind != hg::strategy::global_atomics &&
+        o.kind != hg::strategy::global_private)
       throw std::invalid_argument("_agg and _win apply to global_atomics, global_private and privateG only");
     return o;
   };
   if (name == "auto") return global_only();
-  if (name == "global_atomics" || ((o.warp_aggregate || o.window) && name == "global")) return o.kind = hg::strategy::global_atomics, global_only();
+  if (name == "global_atomics" || ((o.warp_aggregate || o.window) && name == "global"))
+    return o.kind = hg::strategy::global_atomics, global_only();
   if (name == "global_private") return o.kind = hg::strategy::global_private, global_only();
   if (name == "block_smem") return o.kind = hg::strategy::block_smem, global_only();
   if (name.rfind("private", 0) == 0) {
@@ -124,21 +127,29 @@ struct cub_histogram {
  private:
   void call(void* t, cudaStream_t s) {
     if (d_levels != nullptr)
-      MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramRange(t, temp_bytes, samples, histogram, levels, d_levels, n, s));
+      MEMSCOPE_CUDA_CALL(
+          cub::DeviceHistogram::HistogramRange(t, temp_bytes, samples, histogram, levels, d_levels, n, s));
     else
-      MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(t, temp_bytes, samples, histogram, levels, lower, upper, n, s));
+      MEMSCOPE_CUDA_CALL(
+          cub::DeviceHistogram::HistogramEven(t, temp_bytes, samples, histogram, levels, lower, upper, n, s));
   }
 };
 
 /// The plan's kind as a stable label: global, block, cluster (the seed's DSMEM layout), split.
 std::string strategy_tag(hg::strategy k) {
   switch (k) {
-    case hg::strategy::global_atomics: return "global";
-    case hg::strategy::global_private: return "private";
-    case hg::strategy::block_smem: return "block";
-    case hg::strategy::cluster_dsmem: return "cluster";
-    case hg::strategy::cluster_split: return "split";
-    default: return "auto";
+    case hg::strategy::global_atomics:
+      return "global";
+    case hg::strategy::global_private:
+      return "private";
+    case hg::strategy::block_smem:
+      return "block";
+    case hg::strategy::cluster_dsmem:
+      return "cluster";
+    case hg::strategy::cluster_split:
+      return "split";
+    default:
+      return "auto";
   }
 }
 
@@ -196,10 +207,11 @@ void histogram_case(case_state& st) {
   if (range) {
     h_levels.resize(static_cast<std::size_t>(bins) + 1);
     for (int b = 0; b <= bins; ++b)
-      h_levels[static_cast<std::size_t>(b)] =
-          static_cast<LevelT>(static_cast<double>(lower) + (static_cast<double>(upper) - static_cast<double>(lower)) * b / bins);
+      h_levels[static_cast<std::size_t>(b)] = static_cast<LevelT>(
+          static_cast<double>(lower) + (static_cast<double>(upper) - static_cast<double>(lower)) * b / bins);
     d_levels = device_buffer<LevelT>(h_levels.size());
-    MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), h_levels.data(), h_levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
+    MEMSCOPE_CUDA_CALL(
+        cudaMemcpy(d_levels.data(), h_levels.data(), h_levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
   }
 
   device_buffer<T> samples(n);
@@ -214,17 +226,23 @@ void histogram_case(case_state& st) {
                                                                range ? d_levels.data() : nullptr, count);
     launch = [&](cudaStream_t st_) { (*cub)(st_); };
   } else if (range) {
-    launch = [&](cudaStream_t st_) { ran = hg::histogram_range(samples.data(), histogram.data(), bins + 1, d_levels.data(), count, st_, opt); };
+    launch = [&](cudaStream_t st_) {
+      ran = hg::histogram_range(samples.data(), histogram.data(), bins + 1, d_levels.data(), count, st_, opt);
+    };
   } else {
-    launch = [&](cudaStream_t st_) { ran = hg::histogram_even(samples.data(), histogram.data(), bins + 1, lower, upper, count, st_, opt); };
+    launch = [&](cudaStream_t st_) {
+      ran = hg::histogram_even(samples.data(), histogram.data(), bins + 1, lower, upper, count, st_, opt);
+    };
   }
 
   std::vector<CounterT> want;
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
   {
     const std::vector<T> h_samples = samples.to_host();
-    want = range ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_range_rule<T>(bins + 1, h_levels.data()))
-                 : hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper));
+    want =
+        range
+            ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_range_rule<T>(bins + 1, h_levels.data()))
+            : hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper));
   }
   // Twice: the second run must overwrite the first's counts, not add to them.
   for (int round = 0; round < 2; ++round) {
@@ -238,10 +256,12 @@ void histogram_case(case_state& st) {
     const bool clustered = ran.kind == hg::strategy::cluster_dsmem || ran.kind == hg::strategy::cluster_split;
     st.add_label("plan_strategy", strategy_tag(ran.kind));
     st.add_label("plan", plan_label(strategy_tag(ran.kind), clustered ? ran.cluster_size : ran.copies) +
-                             (ran.byte_values ? ", raw 8-bit values" : "") + (ran.warp_aggregate ? ", warp-aggregated" : "") +
+                             (ran.byte_values ? ", raw 8-bit values" : "") +
+                             (ran.warp_aggregate ? ", warp-aggregated" : "") +
                              (ran.window_bins > 0 ? fmt::format(", {}-bin window", ran.window_bins) : std::string()));
     st.add_metric("plan_cluster_size", clustered ? ran.cluster_size : 0);
-    st.add_metric("smem_per_block", static_cast<double>(ran.smem_bytes + static_cast<std::size_t>(ran.window_bins) * sizeof(std::uint32_t)));
+    st.add_metric("smem_per_block", static_cast<double>(ran.smem_bytes + static_cast<std::size_t>(ran.window_bins) *
+                                                                             sizeof(std::uint32_t)));
     st.add_metric("plan_copies", ran.kind == hg::strategy::global_private ? ran.copies : 1);
     st.add_metric("plan_window_bins", ran.window_bins);
     st.add_metric("plan_warp_aggregate", ran.warp_aggregate ? 1 : 0);
@@ -287,8 +307,9 @@ void pixels_case(case_state& st) {
   if constexpr (sizeof(T) == 1)
     if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
   if (!pitched && width != k_default_width)
-    st.skip(fmt::format("contiguous pixels have no rows: the width applies to the pitched layout (contiguous runs at width {})",
-                        k_default_width));
+    st.skip(fmt::format(
+        "contiguous pixels have no rows: the width applies to the pitched layout (contiguous runs at width {})",
+        k_default_width));
   const std::size_t row_pixels = pitched ? std::min(pixels, width) : pixels;
   const std::size_t rows = pitched ? (pixels == 0 ? 0 : ceil_div(pixels, width)) : 1;
   if (strategy == "cub" && pitched && rows > static_cast<std::size_t>(std::numeric_limits<int>::max()))
@@ -320,13 +341,14 @@ void pixels_case(case_state& st) {
     if (strategy == "cub") {
       if (pitched)
         MEMSCOPE_CUDA_CALL((cub::DeviceHistogram::MultiHistogramEven<Channels, Active>(
-            t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, static_cast<int>(row_i), static_cast<int>(rows_i), pitch, st_)));
+            t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, static_cast<int>(row_i), static_cast<int>(rows_i),
+            pitch, st_)));
       else
         MEMSCOPE_CUDA_CALL((cub::DeviceHistogram::MultiHistogramEven<Channels, Active>(
             t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, static_cast<std::int64_t>(pixels), st_)));
     } else if (pitched) {
-      ran = hg::multi_histogram_even<Channels, Active>(t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, row_i, rows_i,
-                                                       pitch, st_, opt);
+      ran = hg::multi_histogram_even<Channels, Active>(t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi, row_i,
+                                                       rows_i, pitch, st_, opt);
     } else {
       ran = hg::multi_histogram_even<Channels, Active>(t, temp_bytes, samples.data(), ptrs, num_levels, lo, hi,
                                                        static_cast<std::int64_t>(pixels), st_, opt);
@@ -359,7 +381,8 @@ void pixels_case(case_state& st) {
   }
   if (strategy != "cub") {
     st.add_label("plan_strategy", strategy_tag(ran.kind));
-    st.add_label("plan", plan_label(strategy_tag(ran.kind), ran.kind == hg::strategy::global_private ? ran.copies : ran.cluster_size) +
+    st.add_label("plan", plan_label(strategy_tag(ran.kind),
+                                    ran.kind == hg::strategy::global_private ? ran.copies : ran.cluster_size) +
                              (ran.byte_values ? ", raw 8-bit values" : ""));
   }
   st.add_bytes_read(rows * row_bytes);
@@ -406,19 +429,22 @@ void check_strategy(const std::string& v) {
 }
 
 axis strategy_axis(std::vector<std::string> values) {
-  return axis::strings("strategy", std::move(values),
-                       "memscope's automatic choice; global atomics; G copies of the counters in global memory; one "
-                       "block's shared memory; a cluster of C blocks sharing the bins through DSMEM (remote atomics); a "
-                       "cluster of C blocks splitting the bin range, each reading every sample; CUB HistogramEven")
+  return axis::strings(
+             "strategy", std::move(values),
+             "memscope's automatic choice; global atomics; G copies of the counters in global memory; one "
+             "block's shared memory; a cluster of C blocks sharing the bins through DSMEM (remote atomics); a "
+             "cluster of C blocks splitting the bin range, each reading every sample; CUB HistogramEven")
       .with_validator(check_strategy);
 }
 
 axis type_axis(std::vector<std::string> values) {
-  return axis::strings("type", std::move(values),
-                       "sample type: f32/f64 in [0, 1), i32 in [0, 2^24), u8 with int levels [0, 256) (256 bins at most)")
+  return axis::strings(
+             "type", std::move(values),
+             "sample type: f32/f64 in [0, 1), i32 in [0, 2^24), u8 with int levels [0, 256) (256 bins at most)")
       .with_verify({std::string("f32"), std::string("i32"), std::string("u8"), std::string("f64")})
       .with_validator([](const std::string& v) {
-        if (v != "f32" && v != "i32" && v != "u8" && v != "f64") throw usage_error("histogram type takes f32, i32, u8 or f64");
+        if (v != "f32" && v != "i32" && v != "u8" && v != "f64")
+          throw usage_error("histogram type takes f32, i32, u8 or f64");
       });
 }
 
@@ -429,10 +455,11 @@ std::vector<std::string> all_distributions() {
 }
 
 axis distribution_axis(std::vector<std::string> values) {
-  return axis::strings("distribution", std::move(values),
-                       "uniform; normal bells (standard deviation 1/16 of the range, 10%, 1%, 0.1%); Zipf with exponent "
-                       "0.5-2 (hot bins scattered); sorted and reverse-sorted; 4 hot bins; hot/uniform runs alternating; "
-                       "90% out of range; 90% NaN; all in one bin; dirty (NaN, infinities, out of range)")
+  return axis::strings(
+             "distribution", std::move(values),
+             "uniform; normal bells (standard deviation 1/16 of the range, 10%, 1%, 0.1%); Zipf with exponent "
+             "0.5-2 (hot bins scattered); sorted and reverse-sorted; 4 hot bins; hot/uniform runs alternating; "
+             "90% out of range; 90% NaN; all in one bin; dirty (NaN, infinities, out of range)")
       .with_verify([] {
         std::vector<axis_value> v;
         for (const auto& d : all_distributions()) v.emplace_back(d);
@@ -440,7 +467,6 @@ axis distribution_axis(std::vector<std::string> values) {
       }())
       .with_validator(check_distribution);
 }
-
 
 /// "a 2-block split cluster": the plan as the findings name it.
 std::string plan_phrase(const case_result& r) {
@@ -507,11 +533,12 @@ void adversarial_findings(const present::suite_view& v, std::vector<std::string>
       });
       const auto s = spread_vs_cub(at);
       if (!s.worst || !s.best) continue;
-      out.push_back(fmt::format("{} bins, {} {} samples, {} input shapes: automatic choice ({}) worst {:.2f}x CUB HistogramEven "
-                                "({}), median {:.2f}x, best {:.2f}x ({})",
-                                b, n, type, at.size(), s.worst->label("plan"), s.worst->metric("speedup_vs_cub"),
-                                s.worst->string_axis("distribution"), s.median, s.best->metric("speedup_vs_cub"),
-                                s.best->string_axis("distribution")));
+      out.push_back(
+          fmt::format("{} bins, {} {} samples, {} input shapes: automatic choice ({}) worst {:.2f}x CUB HistogramEven "
+                      "({}), median {:.2f}x, best {:.2f}x ({})",
+                      b, n, type, at.size(), s.worst->label("plan"), s.worst->metric("speedup_vs_cub"),
+                      s.worst->string_axis("distribution"), s.median, s.best->metric("speedup_vs_cub"),
+                      s.best->string_axis("distribution")));
       if (!overall || s.worst->metric("speedup_vs_cub") < overall->metric("speedup_vs_cub")) overall = s.worst;
     }
   if (overall)
@@ -533,19 +560,20 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
       return r.int_axis("bins") == b && r.int_axis("samples") == smallest && r.string_axis("distribution") == "uniform";
     });
     const auto cub = present::filter(all, [&](const case_result& r) {
-      return r.int_axis("bins") == b && r.int_axis("samples") == smallest && r.string_axis("distribution") == "uniform" &&
-             r.string_axis("strategy") == "cub";
+      return r.int_axis("bins") == b && r.int_axis("samples") == smallest &&
+             r.string_axis("distribution") == "uniform" && r.string_axis("strategy") == "cub";
     });
     if (mine.empty() || cub.empty()) continue;
-    out.push_back(fmt::format("{} bins, {} samples per call: automatic choice {} per histogram, CUB HistogramEven {} ({:.2f}x)", b,
-                              smallest, format_seconds(mine.front()->stats.median), format_seconds(cub.front()->stats.median),
-                              mine.front()->metric("speedup_vs_cub")));
+    out.push_back(
+        fmt::format("{} bins, {} samples per call: automatic choice {} per histogram, CUB HistogramEven {} ({:.2f}x)",
+                    b, smallest, format_seconds(mine.front()->stats.median), format_seconds(cub.front()->stats.median),
+                    mine.front()->metric("speedup_vs_cub")));
   }
   if (worst)
-    out.push_back(fmt::format("sample counts {}..{}: the automatic choice's worst point {:.2f}x CUB ({} bins, {} samples, {})",
-                              smallest, present::largest(rows, "samples"), worst->metric("speedup_vs_cub"),
-                              worst->int_axis("bins").value_or(0), worst->int_axis("samples").value_or(0),
-                              worst->string_axis("distribution")));
+    out.push_back(fmt::format(
+        "sample counts {}..{}: the automatic choice's worst point {:.2f}x CUB ({} bins, {} samples, {})", smallest,
+        present::largest(rows, "samples"), worst->metric("speedup_vs_cub"), worst->int_axis("bins").value_or(0),
+        worst->int_axis("samples").value_or(0), worst->string_axis("distribution")));
 }
 
 /// The axes that name a row in a finding: a function of the row, since an axis can mean nothing
@@ -559,9 +587,10 @@ void forms_findings(const present::suite_view& v, const char* case_name, const a
   const auto rows = auto_rows(v, case_name);
   const auto s = spread_vs_cub(rows);
   if (!s.worst || !s.best) return;
-  out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})", what,
-                            rows.size(), s.worst->metric("speedup_vs_cub"), present::axes_text(*s.worst, axes(*s.worst)),
-                            s.median, s.best->metric("speedup_vs_cub"), present::axes_text(*s.best, axes(*s.best))));
+  out.push_back(fmt::format("{}, {} points: automatic choice worst {:.2f}x CUB ({}), median {:.2f}x, best {:.2f}x ({})",
+                            what, rows.size(), s.worst->metric("speedup_vs_cub"),
+                            present::axes_text(*s.worst, axes(*s.worst)), s.median, s.best->metric("speedup_vs_cub"),
+                            present::axes_text(*s.best, axes(*s.best))));
 }
 
 std::vector<std::string> pixels_axes(const case_result& r) {
@@ -580,33 +609,41 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
     std::string text = fmt::format("{} bins, {} uniform samples: automatic choice ({}) {:.2f}x CUB HistogramEven", b, n,
                                    plan_phrase(*autop), autop->metric("speedup_vs_cub"));
     if (best != autop && best->string_axis("strategy") != "auto")
-      text += fmt::format("; fastest forced strategy {} {:.2f}x", best->string_axis("strategy"), best->metric("speedup_vs_cub"));
+      text += fmt::format("; fastest forced strategy {} {:.2f}x", best->string_axis("strategy"),
+                          best->metric("speedup_vs_cub"));
     if (const auto* skew = at_bins(even_rows(v, "one_bin", "auto"), b))
       text += fmt::format("; all samples in one bin: {:.2f}x", skew->metric("speedup_vs_cub"));
     out.push_back(text);
   }
   adversarial_findings(v, out);
   sizes_findings(v, out);
-  forms_findings(v, "interfaces",
-                 [](const case_result&) { return std::vector<std::string>{"interface", "type", "counter", "bins"}; },
-                 "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
+  forms_findings(
+      v, "interfaces",
+      [](const case_result&) {
+        return std::vector<std::string>{"interface", "type", "counter", "bins"};
+      },
+      "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
   forms_findings(v, "pixels", pixels_axes, "CUB's image forms (interleaved channels, pitched rows)", out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";
-    for (const auto* r : seed) text += fmt::format(" {} {}", r->string_axis("strategy"), format_seconds(r->stats.median));
+    for (const auto* r : seed)
+      text += fmt::format(" {} {}", r->string_axis("strategy"), format_seconds(r->stats.median));
     out.push_back(text);
   }
 }
 
 std::optional<present::fact_value> grid_counters_fact(const present::suite_view& v, std::optional<double> bins) {
   const auto rows = even_rows(v, "uniform", "auto");
-  const auto* r = bins ? present::nearest(rows, "bins", *bins) : present::best_by(rows, present::metric_of("speedup_vs_cub"));
+  const auto* r =
+      bins ? present::nearest(rows, "bins", *bins) : present::best_by(rows, present::metric_of("speedup_vs_cub"));
   if (!r) return std::nullopt;
-  present::fact_value f{fmt::format("histogram of {} uniform samples into {} bins: memscope's automatic choice ({}) {:.2f}x CUB "
-                                    "HistogramEven", r->int_axis("samples").value_or(0), r->int_axis("bins").value_or(0),
-                                    r->label("plan"), r->metric("speedup_vs_cub")),
-                        r->metric("speedup_vs_cub"), r->label("plan_strategy"), ""};
+  present::fact_value f{
+      fmt::format("histogram of {} uniform samples into {} bins: memscope's automatic choice ({}) {:.2f}x CUB "
+                  "HistogramEven",
+                  r->int_axis("samples").value_or(0), r->int_axis("bins").value_or(0), r->label("plan"),
+                  r->metric("speedup_vs_cub")),
+      r->metric("speedup_vs_cub"), r->label("plan_strategy"), ""};
   // The worst input shape measured at that bin count, where the adversarial set ran.
   const auto shapes = present::filter(auto_rows(v, "adversarial"),
                                       [&](const case_result& a) { return a.int_axis("bins") == r->int_axis("bins"); });
@@ -623,7 +660,8 @@ std::optional<present::fact_value> grid_counters_by_size_fact(const present::sui
   if (rows.empty()) return std::nullopt;
   std::string text = "automatic choice against CUB HistogramEven, uniform samples:";
   for (const auto b : present::int_values(rows, "bins"))
-    text += fmt::format(" {} bins {:.2f}x ({}),", b, at_bins(rows, b)->metric("speedup_vs_cub"), at_bins(rows, b)->label("plan"));
+    text += fmt::format(" {} bins {:.2f}x ({}),", b, at_bins(rows, b)->metric("speedup_vs_cub"),
+                        at_bins(rows, b)->label("plan"));
   text.pop_back();
   return present::fact_value{text, 0, "", ""};
 }
@@ -631,12 +669,14 @@ std::optional<present::fact_value> grid_counters_by_size_fact(const present::sui
 std::optional<present::fact_value> remote_atomics_fact(const present::suite_view& v, std::optional<double>) {
   const auto dsmem = even_rows(v, "uniform", "cluster2"), split = even_rows(v, "uniform", "split2");
   // At the measured bin count nearest 2^16, where both layouts run.
-  const auto both = present::filter(dsmem, [&](const case_result& r) { return at_bins(split, r.int_axis("bins").value_or(0)) != nullptr; });
+  const auto both = present::filter(
+      dsmem, [&](const case_result& r) { return at_bins(split, r.int_axis("bins").value_or(0)) != nullptr; });
   const auto* d = present::nearest(both, "bins", 65536);
   if (!d) return std::nullopt;
   const auto* s = at_bins(split, d->int_axis("bins").value_or(0));
   return present::fact_value{
-      fmt::format("the seed's DSMEM layout (bins spread over a cluster, remote atomics) measured {:.2f}x CUB at {} bins against "
+      fmt::format("the seed's DSMEM layout (bins spread over a cluster, remote atomics) measured {:.2f}x CUB at {} "
+                  "bins against "
                   "{:.2f}x for a split cluster without remote atomics: remote atomics are the slow part",
                   d->metric("speedup_vs_cub"), d->int_axis("bins").value_or(0), s->metric("speedup_vs_cub")),
       d->metric("speedup_vs_cub") / s->metric("speedup_vs_cub"), "", ""};
@@ -684,14 +724,15 @@ void register_histogram(registry& reg) {
       .axis(strategy_axis({std::begin(strategy_names), std::end(strategy_names)})
                 .with_verify({std::string("auto"), std::string("global_atomics"), std::string("global_agg"),
                               std::string("global_private"), std::string("private2"), std::string("private64_agg"),
-                              std::string("global_win"), std::string("private4_agg_win"),
-                              std::string("block_smem"), std::string("cluster1"), std::string("cluster2"), std::string("cluster16"),
+                              std::string("global_win"), std::string("private4_agg_win"), std::string("block_smem"),
+                              std::string("cluster1"), std::string("cluster2"), std::string("cluster16"),
                               std::string("split1"), std::string("split2"), std::string("split16"), std::string("cub")})
                 .with_validator(check_strategy))
       .axis(axis::integers("bins", {256, 4096, 16384, 65536, 262144, 524288, 1048576},
                            "bins (num_levels - 1); 2^20 is past the largest cluster's shared memory")
                 .with_range(1, hg::policy::max_bins)
-                .with_verify({std::int64_t{1}, std::int64_t{255}, std::int64_t{4099}, std::int64_t{65536}, std::int64_t{524289}}))
+                .with_verify({std::int64_t{1}, std::int64_t{255}, std::int64_t{4099}, std::int64_t{65536},
+                              std::int64_t{524289}}))
       .axis(distribution_axis({"uniform", "normal", "one_bin"}))
       .axis(type_axis({"f32"}))
       .axis(axis::pow2("samples", {28}, "samples binned")
@@ -701,8 +742,9 @@ void register_histogram(registry& reg) {
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("adversarial", histogram_body)
-      .summary("the automatic choice against CUB HistogramEven on every input shape: skews, sorted data, hot bins, "
-               "out-of-range and NaN-heavy samples")
+      .summary(
+          "the automatic choice against CUB HistogramEven on every input shape: skews, sorted data, hot bins, "
+          "out-of-range and NaN-heavy samples")
       .axis(strategy_axis({"auto", "cub"}))
       .axis(axis::integers("bins", {256, 4096, 16384, 65536, 262144, 1048576}, "bins (num_levels - 1)")
                 .with_range(1, hg::policy::max_bins)
@@ -716,8 +758,9 @@ void register_histogram(registry& reg) {
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("sizes", histogram_body)
-      .summary("the automatic choice against CUB HistogramEven from 2^10 to 2^30 samples: per-call cost of small "
-               "histograms, bandwidth of large ones")
+      .summary(
+          "the automatic choice against CUB HistogramEven from 2^10 to 2^30 samples: per-call cost of small "
+          "histograms, bandwidth of large ones")
       .axis(strategy_axis({"auto", "cub"}))
       .axis(axis::integers("bins", {256, 16384, 262144, 1048576}, "bins (num_levels - 1)")
                 .with_range(1, hg::policy::max_bins)
@@ -731,13 +774,15 @@ void register_histogram(registry& reg) {
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("interfaces", histogram_body)
-      .summary("CUB's interface beyond float even bins: HistogramRange (binary search over a level array), 8-bit "
-               "samples with int levels, double samples, 64-bit counters; memscope against CUB, counts checked exactly")
+      .summary(
+          "CUB's interface beyond float even bins: HistogramRange (binary search over a level array), 8-bit "
+          "samples with int levels, double samples, 64-bit counters; memscope against CUB, counts checked exactly")
       .axis(strategy_axis({"auto", "cub"}))
-      .axis(axis::strings("interface", {"even", "range"}, "even bins (histogram_even) or a level array (histogram_range)")
-                .with_validator([](const std::string& v) {
-                  if (v != "even" && v != "range") throw usage_error("histogram interface takes even or range");
-                }))
+      .axis(
+          axis::strings("interface", {"even", "range"}, "even bins (histogram_even) or a level array (histogram_range)")
+              .with_validator([](const std::string& v) {
+                if (v != "even" && v != "range") throw usage_error("histogram interface takes even or range");
+              }))
       .axis(type_axis({"u8", "i32", "f32", "f64"}))
       .axis(axis::strings("counter", {"u32", "u64"}, "counter type: 32- or 64-bit unsigned")
                 .with_validator([](const std::string& v) {
@@ -753,8 +798,9 @@ void register_histogram(registry& reg) {
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("pixels", pixels_body)
-      .summary("CUB's image forms: interleaved channels (MultiHistogramEven, RGBA with 3 channels counted) and pitched "
-               "rows (3001 pixels a row unless asked, 512-byte pitch); memscope against CUB, counts checked exactly")
+      .summary(
+          "CUB's image forms: interleaved channels (MultiHistogramEven, RGBA with 3 channels counted) and pitched "
+          "rows (3001 pixels a row unless asked, 512-byte pitch); memscope against CUB, counts checked exactly")
       .axis(strategy_axis({"auto", "cub"}))
       .axis(axis::strings("image", {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"},
                           "pixels: RGBA 8-bit (levels 0..256, alpha not counted), gray 8-bit, gray float, RGB float")
@@ -762,9 +808,11 @@ void register_histogram(registry& reg) {
                   if (v != "rgba_u8" && v != "gray_u8" && v != "gray_f32" && v != "rgb_f32")
                     throw usage_error("histogram image takes rgba_u8, gray_u8, gray_f32 or rgb_f32");
                 }))
-      .axis(axis::strings("layout", {"contiguous", "pitched"}, "contiguous pixels, or rows of `width` pixels at a 512-byte pitch")
+      .axis(axis::strings("layout", {"contiguous", "pitched"},
+                          "contiguous pixels, or rows of `width` pixels at a 512-byte pitch")
                 .with_validator([](const std::string& v) {
-                  if (v != "contiguous" && v != "pitched") throw usage_error("histogram layout takes contiguous or pitched");
+                  if (v != "contiguous" && v != "pitched")
+                    throw usage_error("histogram layout takes contiguous or pitched");
                 }))
       .axis(axis::integers("width", {static_cast<std::int64_t>(k_default_width)},
                            "pixels a pitched row (an image's width): the pixels round up to whole rows")
@@ -794,17 +842,20 @@ void register_histogram(registry& reg) {
 
   // Ratio to CUB against the bin count, one line per strategy, one panel per distribution:
   // where each cluster size wins and where global atomics take over.
-  const auto ratio = ratio_lines("Histogram of {fixed} {panel} samples: speed relative to CUB HistogramEven",
-                                 [](const case_result& r) { return r.name == "even" && r.string_axis("strategy") != "cub"; },
-                                 "samples", "distribution", "strategy", "bins");
+  const auto ratio = ratio_lines(
+      "Histogram of {fixed} {panel} samples: speed relative to CUB HistogramEven",
+      [](const case_result& r) { return r.name == "even" && r.string_axis("strategy") != "cub"; }, "samples",
+      "distribution", "strategy", "bins");
   // Every input shape at every bin count: the worst line is the figure that matters.
   const auto adversarial = ratio_lines(
-      "Automatic choice on {fixed} {panel} samples of every input shape, relative to CUB HistogramEven (below 1 CUB wins)",
-      [](const case_result& r) { return r.name == "adversarial" && r.string_axis("strategy") == "auto"; }, "samples", "type",
-      "distribution", "bins");
-  const auto sizes = ratio_lines("Automatic choice from 2^10 to 2^30 samples ({panel}), relative to CUB HistogramEven",
-                                 [](const case_result& r) { return r.name == "sizes" && r.string_axis("strategy") == "auto"; },
-                                 "", "distribution", "bins", "samples");
+      "Automatic choice on {fixed} {panel} samples of every input shape, relative to CUB HistogramEven (below 1 CUB "
+      "wins)",
+      [](const case_result& r) { return r.name == "adversarial" && r.string_axis("strategy") == "auto"; }, "samples",
+      "type", "distribution", "bins");
+  const auto sizes = ratio_lines(
+      "Automatic choice from 2^10 to 2^30 samples ({panel}), relative to CUB HistogramEven",
+      [](const case_result& r) { return r.name == "sizes" && r.string_axis("strategy") == "auto"; }, "", "distribution",
+      "bins", "samples");
   present::chart_spec seed;
   seed.title = "The seed's table on this GPU: 10M floats, 2048 bins";
   seed.keep = present::case_is("seed_table");
@@ -815,9 +866,12 @@ void register_histogram(registry& reg) {
   seed.peer = present::axis_is("strategy", "cub");
   seed.peer_key = "CUB HistogramEven";
   s.chart(ratio).chart(adversarial).chart(sizes).chart(seed).finding(histogram_findings).upgrade(upgrade_row);
-  s.fact(advise::question::grid_counters, {"even", "adversarial"}, "counters written by the whole grid: the measured strategy at N bins", grid_counters_fact);
-  s.fact(advise::question::grid_counters_by_size, {"even"}, "the automatic choice against CUB at every measured bin count", grid_counters_by_size_fact);
-  s.fact(advise::question::remote_atomics_cost, {"even"}, "remote DSMEM atomics against a split cluster", remote_atomics_fact);
+  s.fact(advise::question::grid_counters, {"even", "adversarial"},
+         "counters written by the whole grid: the measured strategy at N bins", grid_counters_fact);
+  s.fact(advise::question::grid_counters_by_size, {"even"},
+         "the automatic choice against CUB at every measured bin count", grid_counters_by_size_fact);
+  s.fact(advise::question::remote_atomics_cost, {"even"}, "remote DSMEM atomics against a split cluster",
+         remote_atomics_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(110, register_histogram);

@@ -18,7 +18,8 @@ inline transfer::host_link host_link_of(const device_info& dev) {
   char bus[32] = {};
   int shared_tables = 0;
   MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, dev.ordinal));
-  MEMSCOPE_CUDA_CALL(cudaDeviceGetAttribute(&shared_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.ordinal));
+  MEMSCOPE_CUDA_CALL(
+      cudaDeviceGetAttribute(&shared_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, dev.ordinal));
   return transfer::read_host_link(bus, shared_tables != 0);
 }
 

@@ -67,10 +67,18 @@ void global_case(case_state& st) {
   const std::uint64_t slots = static_cast<std::uint64_t>(st.get_int("ws_bytes")) / (lt::policy::slot_words * 4);
   if (slots < 2) st.skip("a working set needs at least two 32-byte slots");
   switch (choice<lt::load_path>(path_names, st.get_string("path"))) {
-    case lt::load_path::global_default: global_chase<lt::load_path::global_default>(st, slots); break;
-    case lt::load_path::global_cg: global_chase<lt::load_path::global_cg>(st, slots); break;
-    case lt::load_path::ldg: global_chase<lt::load_path::ldg>(st, slots); break;
-    case lt::load_path::texture: global_chase<lt::load_path::texture>(st, slots); break;
+    case lt::load_path::global_default:
+      global_chase<lt::load_path::global_default>(st, slots);
+      break;
+    case lt::load_path::global_cg:
+      global_chase<lt::load_path::global_cg>(st, slots);
+      break;
+    case lt::load_path::ldg:
+      global_chase<lt::load_path::ldg>(st, slots);
+      break;
+    case lt::load_path::texture:
+      global_chase<lt::load_path::texture>(st, slots);
+      break;
   }
 }
 
@@ -79,7 +87,8 @@ void shared_case(case_state& st) {
   if (slots < 2) st.skip("a working set needs at least two 32-byte slots");
   const std::size_t bytes = slots * lt::policy::slot_words * 4;
   if (bytes > st.device().shared_per_block_optin)
-    st.skip("shared memory holds at most " + std::to_string(st.device().shared_per_block_optin) + " bytes per block on this GPU");
+    st.skip("shared memory holds at most " + std::to_string(st.device().shared_per_block_optin) +
+            " bytes per block on this GPU");
   const cudaStream_t s = st.stream();
   device_buffer<std::uint32_t> ring(slots * lt::policy::slot_words);
   lt::build_ring(ring.data(), slots, st.seed(), s);
@@ -88,8 +97,12 @@ void shared_case(case_state& st) {
   const auto words = static_cast<std::uint32_t>(ring.size());
   const chase_stats c = repeat_chase(
       st, chase_rows::chase_sms(st), iters, [&](int) { return lt::ring_position(slots, st.seed(), iters); },
-      [&](unsigned long long* out, int, sm_target on, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, iters, out, q, on); });
-  report(st, c, [&](unsigned long long* out, cudaStream_t q) { lt::shared_chase(ring.data(), words, start, timed_iters, out, q); });
+      [&](unsigned long long* out, int, sm_target on, cudaStream_t q) {
+        lt::shared_chase(ring.data(), words, start, iters, out, q, on);
+      });
+  report(st, c, [&](unsigned long long* out, cudaStream_t q) {
+    lt::shared_chase(ring.data(), words, start, timed_iters, out, q);
+  });
 }
 
 void constant_case(case_state& st) { constant_chase_row(st, static_cast<std::size_t>(st.get_int("ws_bytes"))); }
@@ -116,7 +129,9 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
     // on a rising stretch are a transition.
     const auto levels = detect_levels(c, 0.06, 3);
     if (levels.empty()) continue;
-    auto value = [&](double cycles) { return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0); };
+    auto value = [&](double cycles) {
+      return fmt::format("{:.0f} cycles ({:.0f} ns)", cycles, ghz > 0 ? cycles / ghz : 0.0);
+    };
     // Global paths go through the cache levels; shared and constant memory have their own,
     // named by order.
     std::string text = key.rfind("shared", 0) == 0 || key.rfind("constant", 0) == 0
@@ -124,7 +139,8 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
                            : present::describe_levels(levels, v.doc.device, value, c.back().first);
     if (text.empty())
       for (std::size_t i = 0; i < levels.size(); ++i)
-        text += fmt::format("{}level {}: {} up to {}", i ? "; " : "", i + 1, value(levels[i].cycles), format_bytes(levels[i].last_bytes));
+        text += fmt::format("{}level {}: {} up to {}", i ? "; " : "", i + 1, value(levels[i].cycles),
+                            format_bytes(levels[i].last_bytes));
     // Between two plateaus: the working sets where latency climbs (on Hopper, past the near L2
     // partition: far-partition hits and DRAM misses mixed), reported as measured.
     for (std::size_t i = 0; i + 1 < levels.size(); ++i) {
@@ -140,7 +156,8 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
         }
       if (first > 0 && first == last) text += fmt::format("; between, at {}: {:.0f} cycles", format_bytes(first), lo);
       else if (first > 0)
-        text += fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
+        text +=
+            fmt::format("; between, {}-{}: {:.0f} to {:.0f} cycles", format_bytes(first), format_bytes(last), lo, hi);
     }
     out.push_back(fmt::format("pointer chase, {}: {}", key, text));
   }
@@ -151,12 +168,16 @@ std::optional<present::fact_value> dependent_load_fact(const present::suite_view
   const auto* far = present::best_by(rows, present::int_axis_of("ws_bytes"));
   const auto* near = at ? present::nearest(rows, "ws_bytes", *at) : far;
   if (!near || !far) return std::nullopt;
-  const auto ws = [](const case_result* r) { return format_bytes(static_cast<double>(r->int_axis("ws_bytes").value_or(0))); };
-  present::fact_value f{near == far ? fmt::format("a dependent load over {} of data (the largest working set measured) costs {:.0f} cycles",
-                                                  ws(near), near->metric("cycles_per_load"))
-                                    : fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles", ws(near),
-                                                  near->metric("cycles_per_load"), ws(far), far->metric("cycles_per_load")),
-                        near->metric("cycles_per_load"), "", ""};
+  const auto ws = [](const case_result* r) {
+    return format_bytes(static_cast<double>(r->int_axis("ws_bytes").value_or(0)));
+  };
+  present::fact_value f{
+      near == far
+          ? fmt::format("a dependent load over {} of data (the largest working set measured) costs {:.0f} cycles",
+                        ws(near), near->metric("cycles_per_load"))
+          : fmt::format("a dependent load over {} of data costs {:.0f} cycles, over {} {:.0f} cycles", ws(near),
+                        near->metric("cycles_per_load"), ws(far), far->metric("cycles_per_load")),
+      near->metric("cycles_per_load"), "", ""};
   if (at && static_cast<double>(near->int_axis("ws_bytes").value_or(0)) != *at)
     f.nearest_note = "nearest measured working set to " + format_bytes(*at) + ": " + ws(near);
   return f;
@@ -173,7 +194,8 @@ void register_latency(registry& reg) {
       .axis(axis::octaves("ws_bytes", 1024, std::int64_t{4} << 30, "bytes chased, one load per 32-byte sector")
                 .with_range(64, std::int64_t{1} << 34)
                 // 512 MiB: past twice any L2 so far, where each chase starts from an emptied L2.
-                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20, std::int64_t{1} << 29}))
+                .with_verify({std::int64_t{64}, std::int64_t{1056}, std::int64_t{100000}, std::int64_t{3} << 20,
+                              std::int64_t{1} << 29}))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("ws_bytes")); })
       .figure(chase_rows::figure());
   auto shared_sizes = octave_values(1024, 128 * 1024);
@@ -194,13 +216,15 @@ void register_latency(registry& reg) {
                 .with_verify({std::int64_t{128}, std::int64_t{4160}, std::int64_t{65536}}))
       .figure(chase_rows::figure());
 
-  s.chart(present::line_plot("Pointer-chase latency vs working set",
-                             [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
-                             "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
-                             present::scale::log2_bytes)
+  s.chart(present::line_plot(
+              "Pointer-chase latency vs working set",
+              [](const case_result& r) { return r.name == "global" ? r.string_axis("path") + " loads" : r.name; },
+              "ws_bytes", present::metric_of("cycles_per_load"), "working set", "cycles per load",
+              present::scale::log2_bytes)
               .with_spread(chase_rows::spread(), chase_rows::spread_key()))
       .finding(latency_findings);
-  s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes", dependent_load_fact);
+  s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes",
+         dependent_load_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(130, register_latency);

@@ -50,7 +50,8 @@ struct managed_policy {
 };
 
 int pipeline_chunks_for(std::size_t bytes) {
-  return static_cast<int>(std::clamp<std::size_t>(bytes / managed_policy::pipeline_min_chunk, 1, managed_policy::pipeline_chunks));
+  return static_cast<int>(
+      std::clamp<std::size_t>(bytes / managed_policy::pipeline_min_chunk, 1, managed_policy::pipeline_chunks));
 }
 
 /// Bytes in each of a pipeline's chunks: whole pages, so that no page is split between two
@@ -99,8 +100,9 @@ void enqueue_pipeline(void* m, std::size_t bytes, int chunks, cudaMemLocation gp
 /// chunk k - 2 from that slot is done, then handed to read(slot, offset, length, main) on
 /// `main`. `landed` and `read_done` hold one event per chunk.
 template <class Read>
-void enqueue_double_buffered(const std::uint8_t* h_src, std::uint8_t* d_ring, std::size_t bytes, int chunks, cudaStream_t main,
-                             cudaStream_t copy, std::vector<cuda_event>& landed, std::vector<cuda_event>& read_done, Read read) {
+void enqueue_double_buffered(const std::uint8_t* h_src, std::uint8_t* d_ring, std::size_t bytes, int chunks,
+                             cudaStream_t main, cudaStream_t copy, std::vector<cuda_event>& landed,
+                             std::vector<cuda_event>& read_done, Read read) {
   const std::size_t chunk = pipeline_chunk_bytes(bytes, chunks);
   landed[0].record(main);  // the copies start once the stream's earlier work is done
   MEMSCOPE_CUDA_CALL(cudaStreamWaitEvent(copy, landed[0].get(), 0));
@@ -171,7 +173,9 @@ class chunk_feed {
   /// handed on `main` to a kernel that writes it to device memory at out(offset of the chunk).
   template <class Out>
   void enqueue(void* src, cudaStream_t main, Out out) {
-    run(src, main, [&](const std::uint8_t* from, std::size_t at, std::size_t n, cudaStream_t on) { busy_copy(out(at), from, n, on); });
+    run(src, main, [&](const std::uint8_t* from, std::size_t at, std::size_t n, cudaStream_t on) {
+      busy_copy(out(at), from, n, on);
+    });
   }
 
   /// As enqueue, with each chunk's output brought back to the host into `dst` on a third
@@ -216,14 +220,16 @@ class chunk_feed {
     if (!pinned_) tr::prefetch_sole_copy(src, bytes_, tr::host_location(), read_mostly_, on);
   }
 
-  void clear_checksum(cudaStream_t on) { MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum_.data(), 0, sizeof(unsigned), on)); }
+  void clear_checksum(cudaStream_t on) {
+    MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_checksum_.data(), 0, sizeof(unsigned), on));
+  }
 
   /// The kernels' checksum against the CPU's, after one enqueue from a cleared checksum.
   verify_result check_checksum(std::uint64_t seed) const {
     const unsigned want = tr::busy_checksum_of_pattern(bytes_, seed, work_), got = d_checksum_.to_host()[0];
     if (got == want) return verify_result::pass();
-    return verify_result::fail(
-        fmt::format("the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}", work_, got, want));
+    return verify_result::fail(fmt::format(
+        "the kernels' checksum over {} multiply-adds a word: {:#010x}, the CPU's {:#010x}", work_, got, want));
   }
 
  private:
@@ -237,14 +243,15 @@ class chunk_feed {
   void run(void* src, cudaStream_t main, Body body, Also also = {}) {
     if (!bytes_) return;
     if (pinned_) {
-      enqueue_double_buffered(static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
-                              [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) {
-                                body(slot, at, n, on);
-                              });
+      enqueue_double_buffered(
+          static_cast<const std::uint8_t*>(src), d_ring_.data(), bytes_, chunks_, main, copy_.get(), ready_, done_,
+          [&](const std::uint8_t* slot, std::size_t at, std::size_t n, cudaStream_t on) { body(slot, at, n, on); });
     } else {
       enqueue_pipeline(
           src, bytes_, chunks_, gpu_, main, copy_.get(), ready_,
-          [&](std::size_t at, std::size_t n, cudaStream_t on) { body(static_cast<const std::uint8_t*>(src) + at, at, n, on); },
+          [&](std::size_t at, std::size_t n, cudaStream_t on) {
+            body(static_cast<const std::uint8_t*>(src) + at, at, n, on);
+          },
           also);
     }
   }
@@ -276,9 +283,9 @@ struct access_mode {
   bool prefetches;
 };
 constexpr access_mode access_modes[] = {
-    {"pinned_copy", true, false},      {"prefetch", false, true},      {"prefetch_then_read", true, true},
-    {"prefetch_pipeline", true, true}, {"fault", true, false},         {"preferred_gpu", true, false},
-    {"read_mostly", true, false},      {"accessed_by", true, false},   {"to_host", false, true},
+    {"pinned_copy", true, false},      {"prefetch", false, true},    {"prefetch_then_read", true, true},
+    {"prefetch_pipeline", true, true}, {"fault", true, false},       {"preferred_gpu", true, false},
+    {"read_mostly", true, false},      {"accessed_by", true, false}, {"to_host", false, true},
 };
 
 const access_mode& access_mode_of(const std::string& name) {
@@ -351,7 +358,8 @@ void access_case(case_state& st) {
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const bool in_dst = traits.lands_in_device_buffer;
-  st.check(tr::verify_pattern(in_dst ? static_cast<const void*>(d_dst) : m, bytes, seed, s, in_dst ? "in the device buffer" : "migrated"));
+  st.check(tr::verify_pattern(in_dst ? static_cast<const void*>(d_dst) : m, bytes, seed, s,
+                              in_dst ? "in the device buffer" : "migrated"));
   if (mode == "prefetch_pipeline") st.add_label("chunks", std::to_string(chunks));
   st.add_bytes_read(bytes);
   record_host_link(st, host_link_of(st.device()), 1);
@@ -377,7 +385,9 @@ void pipeline_case(case_state& st) {
   tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0);
   if (pinned) tr::fill_pattern_host(h_src.data(), bytes, seed);
   void* const from = pinned ? h_src.data() : src.m.data();
-  const auto launch = [&](cudaStream_t main) { feed.enqueue(from, main, [&](std::size_t at) { return src.d_dst.data() + at; }); };
+  const auto launch = [&](cudaStream_t main) {
+    feed.enqueue(from, main, [&](std::size_t at) { return src.d_dst.data() + at; });
+  };
   const auto prepare = [&](cudaStream_t on) { feed.prepare(from, on); };
   prepare(s);
   feed.clear_checksum(s);
@@ -447,23 +457,27 @@ void stream_case(case_state& st) {
   const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
   // Everything but the host data is allocated before the ballast: what is left free is the managed pages'.
-  chunk_feed feed(kind, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")), copied_back);
+  chunk_feed feed(kind, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")),
+                  copied_back);
   const std::size_t chunk = feed.chunk();
   device_buffer<std::uint8_t> d_out(to_host ? 0 : std::min(bytes, chunk));
   std::size_t free_b = 0, total_b = 0;
   MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
   if (free_b < keep + (std::size_t{1} << 30))
-    st.skip(fmt::format("less than {} of device memory free", format_bytes(static_cast<double>(keep + (std::size_t{1} << 30)))));
+    st.skip(fmt::format("less than {} of device memory free",
+                        format_bytes(static_cast<double>(keep + (std::size_t{1} << 30)))));
   device_buffer<std::uint8_t> ballast(free_b - keep);
   tr::managed_buffer m(pinned ? 0 : bytes), m_out(!pinned && to_host ? bytes : 0);
-  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0), h_out(tr::host_kind::pinned, pinned && to_host ? bytes : 0);
+  tr::host_memory h_src(tr::host_kind::pinned, pinned ? bytes : 0),
+      h_out(tr::host_kind::pinned, pinned && to_host ? bytes : 0);
   void* const from = pinned ? h_src.data() : m.data();
   void* const back = pinned ? h_out.data() : m_out.data();
   // Where the kernels write host memory directly: pinned memory's device address, or managed
   // pages that stay on the host (preferred location) and are mapped by the GPU (accessed-by).
   auto* const d_back = static_cast<std::uint8_t*>(pinned ? h_out.device_pointer() : m_out.data());
   if (!pinned && copied_back)
-    if (const auto why = tr::discard_unsupported(m_out.data(), bytes, tr::gpu_location(dev), s); !why.empty()) st.skip(why);
+    if (const auto why = tr::discard_unsupported(m_out.data(), bytes, tr::gpu_location(dev), s); !why.empty())
+      st.skip(why);
   if (!pinned && mapped) {
     tr::advise(m_out.data(), bytes, cudaMemAdviseSetPreferredLocation, tr::host_location());
     tr::advise(m_out.data(), bytes, cudaMemAdviseSetAccessedBy, tr::gpu_location(dev));
@@ -472,12 +486,9 @@ void stream_case(case_state& st) {
   tr::fill_pattern_host(from, bytes, seed);
   if (to_host) tr::fill_pattern_host(back, bytes, ~seed);  // poisoned: every byte must come back
   const auto launch = [&](cudaStream_t main) {
-    if (copied_back)
-      feed.enqueue_round_trip(from, back, main);
-    else if (mapped)
-      feed.enqueue(from, main, [&](std::size_t at) { return d_back + at; });
-    else
-      feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); });
+    if (copied_back) feed.enqueue_round_trip(from, back, main);
+    else if (mapped) feed.enqueue(from, main, [&](std::size_t at) { return d_back + at; });
+    else feed.enqueue(from, main, [&](std::size_t) { return d_out.data(); });
   };
   const auto prepare = [&](cudaStream_t on) { feed.prepare(from, on); };
   prepare(s);
@@ -515,19 +526,22 @@ void access_findings(const present::suite_view& v, std::vector<std::string>& out
   for (const auto* r : v.rows(present::where("access", {{"bytes", size}}))) at[r->string_axis("mode")] = r;
   if (!at.count("pinned_copy")) return;
   const double ref = at["pinned_copy"]->gbps;
-  std::string line = fmt::format("at {}: pinned cudaMemcpyAsync {:.1f} GB/s", format_bytes(static_cast<double>(size)), ref);
-  for (const char* m : {"prefetch", "prefetch_then_read", "prefetch_pipeline", "fault", "preferred_gpu", "read_mostly", "accessed_by", "to_host"})
+  std::string line =
+      fmt::format("at {}: pinned cudaMemcpyAsync {:.1f} GB/s", format_bytes(static_cast<double>(size)), ref);
+  for (const char* m : {"prefetch", "prefetch_then_read", "prefetch_pipeline", "fault", "preferred_gpu", "read_mostly",
+                        "accessed_by", "to_host"})
     if (at.count(m)) line += fmt::format("; {} {:.1f} GB/s ({:.2f}x)", m, at[m]->gbps, at[m]->gbps / ref);
   out.push_back(line);
   if (at.count("prefetch_pipeline") && at.count("prefetch_then_read")) {
     // Overlap can hide at most the kernels; splitting the prefetch costs each chunk the
     // migration's fixed cost. The sign of the difference says which was larger here.
     const double piped = at["prefetch_pipeline"]->gbps, serial = at["prefetch_then_read"]->gbps;
-    out.push_back(fmt::format("{} prefetched chunks each read by a kernel as it lands: {:.1f} GB/s against {:.1f} GB/s for one "
-                              "prefetch then one kernel ({:.2f}x): {}",
-                              pipeline_chunks_of(*at["prefetch_pipeline"]), piped, serial, piped / serial,
-                              piped < serial ? "splitting the prefetch cost more than overlapping the kernels saved"
-                                             : "overlapping the kernels saved more than splitting the prefetch cost"));
+    out.push_back(
+        fmt::format("{} prefetched chunks each read by a kernel as it lands: {:.1f} GB/s against {:.1f} GB/s for one "
+                    "prefetch then one kernel ({:.2f}x): {}",
+                    pipeline_chunks_of(*at["prefetch_pipeline"]), piped, serial, piped / serial,
+                    piped < serial ? "splitting the prefetch cost more than overlapping the kernels saved"
+                                   : "overlapping the kernels saved more than splitting the prefetch cost"));
   }
 }
 
@@ -553,7 +567,9 @@ struct chunk_sweep {
   }
   static bool pinned(const std::string& feed) { return feed == "pinned_copy"; }
 
-  static std::int64_t largest_bytes(const present::suite_view& v) { return present::largest(v.rows(present::where("pipeline")), "bytes"); }
+  static std::int64_t largest_bytes(const present::suite_view& v) {
+    return present::largest(v.rows(present::where("pipeline")), "bytes");
+  }
   /// The kernel weights measured at the largest size, ascending.
   static std::vector<std::int64_t> works(const present::suite_view& v) {
     std::vector<std::int64_t> w;
@@ -562,7 +578,8 @@ struct chunk_sweep {
     std::sort(w.begin(), w.end());
     return w;
   }
-  static std::optional<chunk_sweep> of(const present::suite_view& v, std::int64_t work, const std::string& feed = "prefetch") {
+  static std::optional<chunk_sweep> of(const present::suite_view& v, std::int64_t work,
+                                       const std::string& feed = "prefetch") {
     chunk_sweep c;
     c.bytes = largest_bytes(v);
     c.work = work;
@@ -617,7 +634,8 @@ struct chunk_sweep {
   }
   std::string piece_word() const { return pinned(feed) ? "copy" : "prefetch"; }
   std::string kernels_text() const {
-    return work == 0 ? "a kernel copying it" : fmt::format("a kernel doing {} multiply-adds on every word it copies", work);
+    return work == 0 ? "a kernel copying it"
+                     : fmt::format("a kernel doing {} multiply-adds on every word it copies", work);
   }
 };
 
@@ -627,9 +645,11 @@ struct chunk_sweep {
 /// negative cost per piece would read as nonsense.
 std::string per_piece_text(const chunk_sweep& c, double per_s) {
   const auto n = chunk_sweep::chunks(*c.most);
-  if (per_s >= 0) return fmt::format("each further {} added {:.0f} us ({} chunks against 1)", c.piece_word(), per_s * 1e6, n);
-  return fmt::format("{} chunks took {:.0f} us less than one in all: no cost of a further {} shows past what the overlap hid", n,
-                     -per_s * static_cast<double>(n - 1) * 1e6, c.piece_word());
+  if (per_s >= 0)
+    return fmt::format("each further {} added {:.0f} us ({} chunks against 1)", c.piece_word(), per_s * 1e6, n);
+  return fmt::format(
+      "{} chunks took {:.0f} us less than one in all: no cost of a further {} shows past what the overlap hid", n,
+      -per_s * static_cast<double>(n - 1) * 1e6, c.piece_word());
 }
 
 void pipeline_findings(const present::suite_view& v, std::vector<std::string>& out) {
@@ -641,26 +661,31 @@ void pipeline_findings(const present::suite_view& v, std::vector<std::string>& o
       if (!c) continue;
       std::string sweep;
       for (const auto* r : c->rows)
-        sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps);
-      std::string line = fmt::format("{} {} in N chunks, each handed as it lands to {}, GB/s: {}",
-                                     format_bytes(static_cast<double>(c->bytes)), c->moved_text(), c->kernels_text(), sweep);
+        sweep += fmt::format("{}{} ({}) {:.1f}", sweep.empty() ? "" : ", ", chunk_sweep::chunks(*r), r->label("chunk"),
+                             r->gbps);
+      std::string line =
+          fmt::format("{} {} in N chunks, each handed as it lands to {}, GB/s: {}",
+                      format_bytes(static_cast<double>(c->bytes)), c->moved_text(), c->kernels_text(), sweep);
       if (c->one && c->best != c->one)
         line += fmt::format("; best {} chunks, {:.2f}x one {} then the kernels", chunk_sweep::chunks(*c->best),
                             c->best->gbps / c->one->gbps, c->piece_word());
-      else if (c->one)
-        line += fmt::format("; one {} then the kernels was the fastest", c->piece_word());
+      else if (c->one) line += fmt::format("; one {} then the kernels was the fastest", c->piece_word());
       if (const auto per = c->seconds_per_chunk()) line += "; " + per_piece_text(*c, *per);
       if (const auto o = c->overlap_in(v)) {
-        line += fmt::format("; the {} alone {:.1f} ms, the kernels alone about {:.1f} ms: of the {:.1f} ms overlap could hide, "
-                            "the best count hid {:.0f}%",
-                            c->piece_word(), o->transfer_s * 1e3, o->kernels_s * 1e3, o->hideable_s * 1e3, o->hidden * 100);
+        line += fmt::format(
+            "; the {} alone {:.1f} ms, the kernels alone about {:.1f} ms: of the {:.1f} ms overlap could hide, "
+            "the best count hid {:.0f}%",
+            c->piece_word(), o->transfer_s * 1e3, o->kernels_s * 1e3, o->hideable_s * 1e3, o->hidden * 100);
         if (per_chunk && *per_chunk > 0)
-          line += fmt::format("; sqrt({:.1f} ms / {:.0f} us a {}) = {:.1f} chunks, the model's best", o->hideable_s * 1e3,
-                              *per_chunk * 1e6, c->piece_word(), chunk_sweep::model_best_chunks(o->hideable_s, *per_chunk));
+          line +=
+              fmt::format("; sqrt({:.1f} ms / {:.0f} us a {}) = {:.1f} chunks, the model's best", o->hideable_s * 1e3,
+                          *per_chunk * 1e6, c->piece_word(), chunk_sweep::model_best_chunks(o->hideable_s, *per_chunk));
       }
-      if (const auto managed = chunk_sweep::of(v, work); chunk_sweep::pinned(feed) && managed && managed->best && c->best)
-        line += fmt::format("; against the best prefetch pipeline ({}, {:.1f} GB/s) {:.2f}x", chunk_sweep::chunks_text(*managed->best),
-                            managed->best->gbps, c->best->gbps / managed->best->gbps);
+      if (const auto managed = chunk_sweep::of(v, work);
+          chunk_sweep::pinned(feed) && managed && managed->best && c->best)
+        line += fmt::format("; against the best prefetch pipeline ({}, {:.1f} GB/s) {:.2f}x",
+                            chunk_sweep::chunks_text(*managed->best), managed->best->gbps,
+                            c->best->gbps / managed->best->gbps);
       out.push_back(line);
     }
   }
@@ -675,8 +700,8 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
                                  format_bytes(static_cast<double>(copy->bytes)), copy->one->gbps);
   for (const auto* r : copy->rows)
     if (r != copy->one)
-      text += fmt::format(", in {} chunks of {} {:.1f} GB/s ({:.2f}x)", chunk_sweep::chunks(*r), r->label("chunk"), r->gbps,
-                          r->gbps / copy->one->gbps);
+      text += fmt::format(", in {} chunks of {} {:.1f} GB/s ({:.2f}x)", chunk_sweep::chunks(*r), r->label("chunk"),
+                          r->gbps, r->gbps / copy->one->gbps);
   const double per = *copy->seconds_per_chunk();
   text += "; " + per_piece_text(*copy, per);
   // Where the kernels have work, the heaviest weight measured says what overlap can win back.
@@ -684,14 +709,17 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
   if (heavy && heavy->work > 0 && heavy->one && heavy->best) {
     const auto o = heavy->overlap_in(v);
     text += fmt::format("; with kernels doing {} multiply-adds a word", heavy->work);
-    if (o) text += fmt::format(" (about {:.1f} ms on these bytes, the prefetch {:.1f} ms)", o->kernels_s * 1e3, o->transfer_s * 1e3);
+    if (o)
+      text += fmt::format(" (about {:.1f} ms on these bytes, the prefetch {:.1f} ms)", o->kernels_s * 1e3,
+                          o->transfer_s * 1e3);
     text += heavy->best == heavy->one
                 ? std::string(", one prefetch then the kernels was still the fastest")
-                : fmt::format(", {} chunks ran {:.2f}x one prefetch then the kernels", chunk_sweep::chunks(*heavy->best),
-                              heavy->best->gbps / heavy->one->gbps);
+                : fmt::format(", {} chunks ran {:.2f}x one prefetch then the kernels",
+                              chunk_sweep::chunks(*heavy->best), heavy->best->gbps / heavy->one->gbps);
     if (o && per > 0)
-      text += fmt::format(", where the model sqrt(the shorter of the two / the cost of a prefetch) predicts {:.1f} chunks",
-                          chunk_sweep::model_best_chunks(o->hideable_s, per));
+      text +=
+          fmt::format(", where the model sqrt(the shorter of the two / the cost of a prefetch) predicts {:.1f} chunks",
+                      chunk_sweep::model_best_chunks(o->hideable_s, per));
   }
   // The same pipeline from pinned memory into two device buffers, the alternative to managed
   // memory: its best against the prefetch pipeline's best, at every kernel weight.
@@ -700,7 +728,8 @@ std::optional<present::fact_value> chunk_cost_fact(const present::suite_view& v,
     const auto p = chunk_sweep::of(v, work, "pinned_copy"), m = chunk_sweep::of(v, work);
     if (!p || !p->best || !m || !m->best) continue;
     pinned += fmt::format("{}{} multiply-adds a word: {} chunks {:.1f} GB/s, {:.2f}x the best prefetch pipeline",
-                          pinned.empty() ? "" : "; ", work, chunk_sweep::chunks(*p->best), p->best->gbps, p->best->gbps / m->best->gbps);
+                          pinned.empty() ? "" : "; ", work, chunk_sweep::chunks(*p->best), p->best->gbps,
+                          p->best->gbps / m->best->gbps);
   }
   if (!pinned.empty()) text += "; double buffering from pinned memory instead, best at " + pinned;
   return present::fact_value{text, per, "", ""};
@@ -725,8 +754,9 @@ struct stream_point {
     for (const auto* r : v.rows(present::where("stream"))) {
       const auto chunks = chunk_sweep::chunks(*r), work = chunk_sweep::work_of(*r);
       const auto output = output_of(*r);
-      auto p = std::find_if(points.begin(), points.end(),
-                            [&](const stream_point& q) { return q.chunks == chunks && q.work == work && q.output == output; });
+      auto p = std::find_if(points.begin(), points.end(), [&](const stream_point& q) {
+        return q.chunks == chunks && q.work == work && q.output == output;
+      });
       if (p == points.end()) p = points.insert(points.end(), stream_point{chunks, work, output});
       const auto feed = chunk_sweep::feed_of(*r);
       (chunk_sweep::pinned(feed) ? p->pinned : feed == "prefetch_read_mostly" ? p->read_mostly : p->prefetch) = r;
@@ -760,32 +790,37 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
     const bool back = !stream_point::on_device(p.output), mapped = stream_point::mapped(p.output);
     const stream_point* one_way = back ? p.one_way(points) : nullptr;
     std::string line = fmt::format(
-        "{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each handed as it lands to "
+        "{} streamed through {} of free device memory (a ballast holds the rest) in {} chunks of {}, each handed as it "
+        "lands to "
         "a kernel doing {} multiply-adds a word{}:",
         format_bytes(static_cast<double>(any->bytes_read)), any->label("free"), p.chunks, any->label("chunk"), p.work,
         !back    ? ""
         : mapped ? ", which writes its output straight into host memory (GB/s of input)"
                  : ", its output brought back to the host as it is made (GB/s of input)");
     if (p.prefetch) {
-      line += fmt::format(" {} {:.1f} GB/s",
-                          !back    ? "prefetched"
-                          : mapped ? "managed, prefetched in, the output into managed pages left on the host and mapped by the GPU"
-                                   : "managed, the output discarded, prefetched in and back",
-                          p.prefetch->gbps);
+      line += fmt::format(
+          " {} {:.1f} GB/s",
+          !back    ? "prefetched"
+          : mapped ? "managed, prefetched in, the output into managed pages left on the host and mapped by the GPU"
+                   : "managed, the output discarded, prefetched in and back",
+          p.prefetch->gbps);
       line += against_one_way(p.prefetch, one_way ? one_way->prefetch : nullptr);
       // Within the free memory, from the same run: the pipeline case's best at this weight.
       if (const auto fit = chunk_sweep::of(v, p.work); !back && fit && same_run(fit->best, p.prefetch))
-        line += fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
-                            chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
+        line +=
+            fmt::format(" (within the free memory {} in {} {:.1f} GB/s)", format_bytes(static_cast<double>(fit->bytes)),
+                        chunk_sweep::chunks_text(*fit->best), fit->best->gbps);
     }
     if (p.read_mostly) {
       // Eviction drops the GPU's read-only copy of an input page instead of migrating the page back.
       line += fmt::format("{} the input advised read-mostly {:.1f} GB/s", p.prefetch ? ";" : "", p.read_mostly->gbps);
-      if (same_run(p.read_mostly, p.prefetch)) line += fmt::format(" ({:.2f}x the migrated input)", p.read_mostly->gbps / p.prefetch->gbps);
+      if (same_run(p.read_mostly, p.prefetch))
+        line += fmt::format(" ({:.2f}x the migrated input)", p.read_mostly->gbps / p.prefetch->gbps);
       line += against_one_way(p.read_mostly, one_way ? one_way->read_mostly : nullptr);
     }
     if (p.pinned) {
-      line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s", p.prefetch || p.read_mostly ? ";" : "",
+      line += fmt::format("{} copied from pinned memory through two device buffers{} {:.1f} GB/s",
+                          p.prefetch || p.read_mostly ? ";" : "",
                           !back    ? ""
                           : mapped ? ", the output into mapped pinned memory"
                                    : " and back through two more",
@@ -793,7 +828,8 @@ void stream_findings(const present::suite_view& v, std::vector<std::string>& out
       line += against_one_way(p.pinned, one_way ? one_way->pinned : nullptr);
     }
     std::vector<std::string> against;
-    if (same_run(p.pinned, p.prefetch)) against.push_back(fmt::format("{:.2f}x the prefetches", p.pinned->gbps / p.prefetch->gbps));
+    if (same_run(p.pinned, p.prefetch))
+      against.push_back(fmt::format("{:.2f}x the prefetches", p.pinned->gbps / p.prefetch->gbps));
     if (same_run(p.pinned, p.read_mostly))
       against.push_back(fmt::format("{:.2f}x the read-mostly ones", p.pinned->gbps / p.read_mostly->gbps));
     if (!against.empty()) line += fmt::format(" ({})", fmt::join(against, ", "));
@@ -806,8 +842,8 @@ void oversubscription_findings(const present::suite_view& v, std::vector<std::st
   if (over_rows.empty()) return;
   std::string over;
   for (const auto* r : over_rows)
-    over += fmt::format("{}{}% of the free memory: {:.1f} GB/s", over.empty() ? "" : "; ", r->int_axis("percent_of_free").value_or(0),
-                        r->gbps);
+    over += fmt::format("{}{}% of the free memory: {:.1f} GB/s", over.empty() ? "" : "; ",
+                        r->int_axis("percent_of_free").value_or(0), r->gbps);
   const std::string free = over_rows.front()->label("free");
   out.push_back("a kernel reading managed memory that starts on the host, with " + (free.empty() ? "?" : free) +
                 " of device memory free: " + over);
@@ -821,18 +857,18 @@ std::optional<present::fact_value> migration_fact(const present::suite_view& v, 
   for (const auto* r : v.rows(present::where("access", {{"bytes", size}}))) m[r->string_axis("mode")] = r;
   if (!m.count("pinned_copy") || !m.count("prefetch") || !m.count("fault")) return std::nullopt;
   const double ref = m["pinned_copy"]->gbps;
-  f.text = fmt::format("{} of managed memory from the host: prefetched {:.1f} GB/s ({:.2f}x a pinned copy), faulted in by a "
-                       "kernel {:.1f} GB/s ({:.2f}x){}",
-                       format_bytes(static_cast<double>(size)), m["prefetch"]->gbps, m["prefetch"]->gbps / ref, m["fault"]->gbps,
-                       m["fault"]->gbps / ref,
-                       m.count("prefetch_pipeline")
-                           ? fmt::format(", {} prefetched chunks each read by a kernel {:.1f} GB/s{}",
-                                         pipeline_chunks_of(*m["prefetch_pipeline"]),
-                                         m["prefetch_pipeline"]->gbps,
-                                         m.count("prefetch_then_read")
-                                             ? fmt::format(" (one prefetch then one kernel {:.1f} GB/s)", m["prefetch_then_read"]->gbps)
-                                             : std::string())
-                           : std::string());
+  f.text = fmt::format(
+      "{} of managed memory from the host: prefetched {:.1f} GB/s ({:.2f}x a pinned copy), faulted in by a "
+      "kernel {:.1f} GB/s ({:.2f}x){}",
+      format_bytes(static_cast<double>(size)), m["prefetch"]->gbps, m["prefetch"]->gbps / ref, m["fault"]->gbps,
+      m["fault"]->gbps / ref,
+      m.count("prefetch_pipeline")
+          ? fmt::format(", {} prefetched chunks each read by a kernel {:.1f} GB/s{}",
+                        pipeline_chunks_of(*m["prefetch_pipeline"]), m["prefetch_pipeline"]->gbps,
+                        m.count("prefetch_then_read")
+                            ? fmt::format(" (one prefetch then one kernel {:.1f} GB/s)", m["prefetch_then_read"]->gbps)
+                            : std::string())
+          : std::string());
   f.value = m["prefetch"]->gbps / ref;
   return f;
 }
@@ -841,8 +877,8 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
   std::string text;
   double worst = 0;
   for (const auto* r : v.rows(present::where("oversubscribe"))) {
-    text += fmt::format("{}{}% of the free memory {:.1f} GB/s", text.empty() ? "" : ", ", r->int_axis("percent_of_free").value_or(0),
-                        r->gbps);
+    text += fmt::format("{}{}% of the free memory {:.1f} GB/s", text.empty() ? "" : ", ",
+                        r->int_axis("percent_of_free").value_or(0), r->gbps);
     worst = worst > 0 ? std::min(worst, r->gbps) : r->gbps;
   }
   if (text.empty()) return std::nullopt;
@@ -850,10 +886,10 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
   // Streamed in chunks instead, at the lightest kernels: the best of each feed, one way and
   // with the output brought back.
   const auto points = stream_point::of(v);
-  const std::int64_t light = points.empty() ? 0
-                                            : std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
-                                                return a.work < b.work;
-                                              })->work;
+  const std::int64_t light =
+      points.empty() ? 0 : std::min_element(points.begin(), points.end(), [](const auto& a, const auto& b) {
+                             return a.work < b.work;
+                           })->work;
   for (const std::string output : {"device", "host", "host_mapped"}) {
     const case_result *prefetch = nullptr, *read_mostly = nullptr, *pinned = nullptr;
     const auto keep_best = [](const case_result*& best, const case_result* r) {
@@ -869,20 +905,26 @@ std::optional<present::fact_value> oversubscription_fact(const present::suite_vi
     const case_result* any = prefetch ? prefetch : read_mostly ? read_mostly : pinned;
     const bool back = !stream_point::on_device(output), mapped = stream_point::mapped(output);
     if (!back)
-      text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):", format_bytes(static_cast<double>(any->bytes_read)),
-                          light);
+      text += fmt::format("; {} streamed through it in chunks ({} multiply-adds a word):",
+                          format_bytes(static_cast<double>(any->bytes_read)), light);
     else
-      text += mapped ? "; the kernels writing their output straight into host memory:" : "; with the output brought back to the host as well:";
+      text += mapped ? "; the kernels writing their output straight into host memory:"
+                     : "; with the output brought back to the host as well:";
     if (prefetch)
-      text += fmt::format(" {} {:.1f} GB/s ({})", !back ? "prefetched" : mapped ? "managed (mapped output)" : "prefetched in and back",
+      text += fmt::format(" {} {:.1f} GB/s ({})",
+                          !back    ? "prefetched"
+                          : mapped ? "managed (mapped output)"
+                                   : "prefetched in and back",
                           prefetch->gbps, chunk_sweep::chunks_text(*prefetch));
     if (read_mostly)
       text += fmt::format("{} the input read-mostly {:.1f} GB/s ({})", prefetch ? "," : "", read_mostly->gbps,
                           chunk_sweep::chunks_text(*read_mostly));
     if (pinned)
       text += fmt::format("{} pinned through two device buffers{} {:.1f} GB/s ({})", prefetch || read_mostly ? "," : "",
-                          !back ? "" : mapped ? " (mapped output)" : " and back through two more", pinned->gbps,
-                          chunk_sweep::chunks_text(*pinned));
+                          !back    ? ""
+                          : mapped ? " (mapped output)"
+                                   : " and back through two more",
+                          pinned->gbps, chunk_sweep::chunks_text(*pinned));
   }
   return present::fact_value{text, worst, "", ""};
 }
@@ -893,25 +935,28 @@ void register_managed(registry& reg) {
   suite s{reg, "managed", "cudaMallocManaged: faults, prefetch, hints, migration back, oversubscription"};
   s.add("access", access_case)
       .summary("managed pages on the host reached by the GPU, against a pinned copy of the same bytes")
-      .axis(axis::strings("mode", access_mode_names(),
-                          fmt::format("pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; a prefetch then a kernel "
-                                      "reading the pages; up to {} prefetched chunks of at least {}, each read by a kernel as "
-                                      "it lands; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); "
-                                      "a kernel reading host-resident pages mapped by accessed-by; the prefetch back to the host",
-                                      managed_policy::pipeline_chunks,
-                                      format_bytes(static_cast<double>(managed_policy::pipeline_min_chunk)))))
+      .axis(axis::strings(
+          "mode", access_mode_names(),
+          fmt::format("pinned cudaMemcpyAsync (reference); cudaMemPrefetchAsync; a prefetch then a kernel "
+                      "reading the pages; up to {} prefetched chunks of at least {}, each read by a kernel as "
+                      "it lands; a kernel faulting the pages in (plain, preferred location GPU, read-mostly); "
+                      "a kernel reading host-resident pages mapped by accessed-by; the prefetch back to the host",
+                      managed_policy::pipeline_chunks,
+                      format_bytes(static_cast<double>(managed_policy::pipeline_min_chunk)))))
       .axis(axis::pow2("bytes", {20, 24, 28, 30}, "managed bytes")
                 .with_quick({std::int64_t{1} << 26})
                 .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}, std::int64_t{1} << 24}))
       .baseline("mode", std::string("pinned_copy"), "vs_pinned_copy")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("pipeline", pipeline_case)
-      .summary("host data brought to the GPU in chunks, each handed as it lands to a kernel with `work` multiply-adds a "
-               "word, against one piece then the same kernel (chunks=1): managed prefetches, and pinned copies into two "
-               "device buffers in turn beside them")
-      .axis(axis::strings("feed", {"prefetch", "pinned_copy"},
-                          "how each chunk reaches the GPU: cudaMemPrefetchAsync of managed memory; cudaMemcpyAsync from pinned "
-                          "host memory into one of two device buffers (double buffering)"))
+      .summary(
+          "host data brought to the GPU in chunks, each handed as it lands to a kernel with `work` multiply-adds a "
+          "word, against one piece then the same kernel (chunks=1): managed prefetches, and pinned copies into two "
+          "device buffers in turn beside them")
+      .axis(axis::strings(
+          "feed", {"prefetch", "pinned_copy"},
+          "how each chunk reaches the GPU: cudaMemPrefetchAsync of managed memory; cudaMemcpyAsync from pinned "
+          "host memory into one of two device buffers (double buffering)"))
       .axis(axis::integers("chunks", {1, 2, 4, 8, 16, 64, 512}, "pieces the bytes are split into (1 GiB / 512 = 2 MiB)")
                 .with_range(1, 4096)
                 .with_quick({std::int64_t{1}, std::int64_t{16}})
@@ -929,13 +974,15 @@ void register_managed(registry& reg) {
       .baseline("feed", std::string("prefetch"), "vs_prefetch")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("stream", stream_case)
-      .summary("host data past the free device memory (4 GiB beside a ballast) streamed through the GPU in chunks: "
-               "managed prefetches, which must evict (the input migrated, or advised read-mostly), against pinned copies "
-               "through two device buffers")
-      .axis(axis::strings("feed", {"prefetch", "prefetch_read_mostly", "pinned_copy"},
-                          "cudaMemPrefetchAsync of managed memory; the same with the input advised read-mostly (the GPU "
-                          "gets read-only copies, which eviction drops rather than migrates back); cudaMemcpyAsync from "
-                          "pinned host memory into one of two device buffers"))
+      .summary(
+          "host data past the free device memory (4 GiB beside a ballast) streamed through the GPU in chunks: "
+          "managed prefetches, which must evict (the input migrated, or advised read-mostly), against pinned copies "
+          "through two device buffers")
+      .axis(
+          axis::strings("feed", {"prefetch", "prefetch_read_mostly", "pinned_copy"},
+                        "cudaMemPrefetchAsync of managed memory; the same with the input advised read-mostly (the GPU "
+                        "gets read-only copies, which eviction drops rather than migrates back); cudaMemcpyAsync from "
+                        "pinned host memory into one of two device buffers"))
       .axis(axis::integers("chunks", {16, 64}, "pieces the data is split into")
                 .with_range(1, 4096)
                 .with_quick({std::int64_t{16}})
@@ -944,28 +991,33 @@ void register_managed(registry& reg) {
                 .with_range(0, 65536)
                 .with_quick({std::int64_t{0}})
                 .with_verify({std::int64_t{7}}))
-      .axis(axis::strings("output", {"device", "host", "host_mapped"},
-                          "where the kernels' output goes: one chunk of device memory; back to the host as it is made "
-                          "(pinned: through two more device buffers and a copy back on a third stream; managed: managed "
-                          "memory, each chunk discarded and prefetched to the GPU beside its input, then prefetched back); "
-                          "written by the kernels straight into host memory over the link (pinned memory's device "
-                          "address; managed memory preferring the host, mapped by the GPU through accessed-by)"))
-      .axis(axis::integers("percent_of_free", {150}, "data as a percentage of the free device memory").with_range(10, 400))
+      .axis(axis::strings(
+          "output", {"device", "host", "host_mapped"},
+          "where the kernels' output goes: one chunk of device memory; back to the host as it is made "
+          "(pinned: through two more device buffers and a copy back on a third stream; managed: managed "
+          "memory, each chunk discarded and prefetched to the GPU beside its input, then prefetched back); "
+          "written by the kernels straight into host memory over the link (pinned memory's device "
+          "address; managed memory preferring the host, mapped by the GPU through accessed-by)"))
+      .axis(axis::integers("percent_of_free", {150}, "data as a percentage of the free device memory")
+                .with_range(10, 400))
       .baseline("feed", std::string("prefetch"), "vs_prefetch")
       .baseline("output", std::string("device"), "vs_output_on_device");
   s.add("oversubscribe", oversubscribe_case)
-      .summary("a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
+      .summary(
+          "a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
       .axis(axis::integers("percent_of_free", {50, 150}, "managed bytes as a percentage of the free device memory")
                 .with_verify({std::int64_t{150}}));
 
-  s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}), present::axis_is("mode", "pinned_copy"),
-                             "pinned cudaMemcpyAsync", "access", "GB/s (managed bytes / median time)"))
+  s.chart(present::link_bars("Managed memory at {fixed}", present::label_axes({"mode"}),
+                             present::axis_is("mode", "pinned_copy"), "pinned cudaMemcpyAsync", "access",
+                             "GB/s (managed bytes / median time)"))
       .finding(access_findings);
   // Against one piece then the kernels, not GB/s: the kernel weights run at rates a few times
   // apart, and the question is what chunking did to each. One chart per feed.
   const auto chunk_chart = [](const std::string& title, const std::string& feed) {
-    auto c = present::line_plot(title, present::label_axes({"work", "bytes"}), "chunks", present::metric_of("vs_one_chunk"),
-                                "chunks", "against one piece then the kernels (chunks=1)", present::scale::log2);
+    auto c =
+        present::line_plot(title, present::label_axes({"work", "bytes"}), "chunks", present::metric_of("vs_one_chunk"),
+                           "chunks", "against one piece then the kernels (chunks=1)", present::scale::log2);
     c.keep = [feed](const case_result& r) { return r.name == "pipeline" && chunk_sweep::feed_of(r) == feed; };
     return c;
   };
@@ -975,12 +1027,15 @@ void register_managed(registry& reg) {
       .finding(stream_findings);
   s.chart(chunk_chart("Pinned memory copied in chunks into two device buffers, each handed to a kernel as it lands",
                       "pinned_copy"));
-  s.fact(advise::question::managed_migration, {"access"}, "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
-  s.fact(advise::question::prefetch_chunks, {"pipeline", "access"},
-         "managed memory prefetched in chunks, against one prefetch: the cost of each prefetch, and what overlap won back "
-         "where the kernels had work",
-         chunk_cost_fact);
-  s.fact(advise::question::oversubscription, {"oversubscribe", "stream"}, "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
+  s.fact(advise::question::managed_migration, {"access"},
+         "managed memory prefetched or faulted in, against a pinned copy", migration_fact);
+  s.fact(
+      advise::question::prefetch_chunks, {"pipeline", "access"},
+      "managed memory prefetched in chunks, against one prefetch: the cost of each prefetch, and what overlap won back "
+      "where the kernels had work",
+      chunk_cost_fact);
+  s.fact(advise::question::oversubscription, {"oversubscribe", "stream"},
+         "a kernel reading more managed memory than the GPU has free", oversubscription_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(210, register_managed);

@@ -32,7 +32,8 @@ void own_slice_rereads(case_state& st, std::size_t window, std::size_t smem = 0)
   const auto want = cc::slice_sums(vecs, blocks, st.seed());
   st.check(compare_exact(h.data(), h.size(), [&](std::size_t b) { return want[b] * passes; }));
   st.add_bytes_read(std::uint64_t{16} * vecs * passes);
-  st.exec([&](cudaStream_t q) { cc::read_ws<cc::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), q, smem); });
+  st.exec(
+      [&](cudaStream_t q) { cc::read_ws<cc::sharing::own_slice, H>(buf, vecs, passes, blocks, sums.data(), q, smem); });
 }
 
 }  // namespace memscope::suites

@@ -24,8 +24,8 @@ inline constexpr const char* min_metric = "cycles_min_pair";
 inline constexpr const char* max_metric = "cycles_max_pair";
 
 /// `spread`: cycles per operation of every chase; `sms`: the SM each block ran on.
-inline void record(case_state& st, const sample_stats& spread, int clusters, const std::vector<unsigned>& sms, bool sole,
-                   int cluster) {
+inline void record(case_state& st, const sample_stats& spread, int clusters, const std::vector<unsigned>& sms,
+                   bool sole, int cluster) {
   st.add_metric(min_metric, spread.min);
   st.add_metric(max_metric, spread.max);
   st.add_metric("clusters", static_cast<double>(clusters));
@@ -36,7 +36,8 @@ inline void record(case_state& st, const sample_stats& spread, int clusters, con
 /// " (181-215 over 66 clusters)"; empty for a row of an older file, which chased one pair.
 inline std::string range_text(const case_result& r) {
   if (std::isnan(r.metric(min_metric))) return "";
-  return fmt::format(" ({} over {:.0f} clusters)", figure_span(r.metric(min_metric), r.metric(max_metric)), r.metric("clusters"));
+  return fmt::format(" ({} over {:.0f} clusters)", figure_span(r.metric(min_metric), r.metric(max_metric)),
+                     r.metric("clusters"));
 }
 
 inline present::row_spread spread() { return present::metric_spread(min_metric, max_metric); }

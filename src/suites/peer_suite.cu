@@ -58,7 +58,8 @@ int peer_of(case_state& st) {
 /// theoretical bandwidth for the directions the point moves (NVML read once per pair).
 void record_link(case_state& st, int peer, int directions, bool access) {
   if (!access) {
-    st.add_label(link_label, "none between the GPUs: without peer access the driver stages the copy through host memory");
+    st.add_label(link_label,
+                 "none between the GPUs: without peer access the driver stages the copy through host memory");
     return;
   }
   static std::map<std::pair<std::string, int>, nvlink_path> known;
@@ -83,8 +84,8 @@ void set_peer_access(case_state& st, int peer, bool enabled) {
   MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&can, self, peer));
   MEMSCOPE_CUDA_CALL(cudaDeviceCanAccessPeer(&back, peer, self));
   if (enabled && !(can && back))
-    st.skip(fmt::format("GPUs {} and {} cannot access each other's memory directly (cudaDeviceCanAccessPeer = {}/{})", self,
-                        peer, can, back));
+    st.skip(fmt::format("GPUs {} and {} cannot access each other's memory directly (cudaDeviceCanAccessPeer = {}/{})",
+                        self, peer, can, back));
   // The runtime cannot be asked whether access is on, and turning it on twice is an error a
   // sanitizer reports: memscope records what it turned on (nothing else in it touches peer access).
   static std::set<std::pair<int, int>> on;
@@ -195,31 +196,38 @@ void peer_findings(const present::suite_view& v, std::vector<std::string>& out) 
   const auto size = present::largest(rows, "bytes");
   std::string peer_name;
   for (const auto* r : rows)
-    if (r->labels.count("peer")) peer_name = r->labels.at("peer") + (r->labels.count("p2p") ? ", " + r->labels.at("p2p") : "");
+    if (r->labels.count("peer"))
+      peer_name = r->labels.at("peer") + (r->labels.count("p2p") ? ", " + r->labels.at("p2p") : "");
   if (!peer_name.empty()) out.push_back("peer: " + peer_name);
   for (const auto* r : rows)
     if (r->labels.count(link_label) && r->string_axis("direction") == "read" && r->string_axis("access") == "enabled") {
       out.push_back("link: " + r->labels.at(link_label) +
-                    (r->metric(link_gbps_metric) > 0 ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric(link_gbps_metric)) : ""));
+                    (r->metric(link_gbps_metric) > 0
+                         ? fmt::format(", {:.0f} GB/s per direction in theory", r->metric(link_gbps_metric))
+                         : ""));
       break;
     }
   for (const char* dir : {"read", "write", "both"}) {
     std::string line;
     for (const auto* r : v.rows(present::where("copy", {{"direction", std::string(dir)}, {"bytes", size}})))
-      line += fmt::format("{}{} {} {:.0f} GB/s{}{}", line.empty() ? "" : "; ", r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
+      line += fmt::format("{}{} {} {:.0f} GB/s{}{}", line.empty() ? "" : "; ",
+                          r->string_axis("engine") == "sm_kernel" ? "SM" : "CE",
                           r->string_axis("access") == "enabled" ? "with peer access" : "without", r->gbps,
                           r->metric("vs_copy_engine") > 0 && r->string_axis("engine") == "sm_kernel"
-                              ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine")) : "",
+                              ? fmt::format(" ({:.3f}x CE)", r->metric("vs_copy_engine"))
+                              : "",
                           r->metric(link_gbps_metric) > 0 && r->string_axis("access") == "enabled"
-                              ? fmt::format(" = {:.2f}x the link", r->gbps / r->metric(link_gbps_metric)) : "");
+                              ? fmt::format(" = {:.2f}x the link", r->gbps / r->metric(link_gbps_metric))
+                              : "");
     if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
   }
   std::map<std::string, const case_result*> lat;
   for (const auto* r : v.rows(present::where("latency"))) lat[r->string_axis("memory")] = r;
   if (lat.count("peer") && lat.count("local"))
-    out.push_back(fmt::format("one dependent load: {:.0f} ns from the peer's memory, {:.0f} ns from its own ({:.1f}x)",
-                              lat["peer"]->metric("ns_per_load"), lat["local"]->metric("ns_per_load"),
-                              lat["peer"]->metric("ns_per_load") / std::max(1e-9, lat["local"]->metric("ns_per_load"))));
+    out.push_back(
+        fmt::format("one dependent load: {:.0f} ns from the peer's memory, {:.0f} ns from its own ({:.1f}x)",
+                    lat["peer"]->metric("ns_per_load"), lat["local"]->metric("ns_per_load"),
+                    lat["peer"]->metric("ns_per_load") / std::max(1e-9, lat["local"]->metric("ns_per_load"))));
 }
 
 std::optional<present::fact_value> peer_access_fact(const present::suite_view& v, std::optional<double>) {
@@ -231,11 +239,12 @@ std::optional<present::fact_value> peer_access_fact(const present::suite_view& v
   if (!m.count("copy_engine/enabled") || !m.count("copy_engine/disabled")) return std::nullopt;
   const auto* on = m["copy_engine/enabled"];
   return present::fact_value{
-      fmt::format("reading {} from a peer GPU: {:.0f} GB/s with peer access, {:.0f} GB/s staged through the host without it{}",
-                  format_bytes(static_cast<double>(size)), on->gbps, m["copy_engine/disabled"]->gbps,
-                  m.count("sm_kernel/enabled") ? fmt::format(", {:.0f} GB/s by a kernel dereferencing the peer's memory",
-                                                             m["sm_kernel/enabled"]->gbps)
-                                               : std::string()),
+      fmt::format(
+          "reading {} from a peer GPU: {:.0f} GB/s with peer access, {:.0f} GB/s staged through the host without it{}",
+          format_bytes(static_cast<double>(size)), on->gbps, m["copy_engine/disabled"]->gbps,
+          m.count("sm_kernel/enabled")
+              ? fmt::format(", {:.0f} GB/s by a kernel dereferencing the peer's memory", m["sm_kernel/enabled"]->gbps)
+              : std::string()),
       on->gbps, "", ""};
 }
 
@@ -246,16 +255,19 @@ void register_peer(registry& reg) {
   s.add("copy", copy_case)
       .summary("bytes between this GPU and a peer")
       .axis(peer_offset_axis())
-      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyPeerAsync, or a kernel dereferencing peer memory"))
+      .axis(axis::strings("engine", {"copy_engine", "sm_kernel"},
+                          "cudaMemcpyPeerAsync, or a kernel dereferencing peer memory"))
       .axis(axis::strings("access", {"enabled", "disabled"}, "cudaDeviceEnablePeerAccess, or not (the copy is staged)"))
-      .axis(axis::strings("direction", {"read", "write", "both"}, "peer to this GPU, this GPU to the peer, both at once"))
+      .axis(
+          axis::strings("direction", {"read", "write", "both"}, "peer to this GPU, this GPU to the peer, both at once"))
       .axis(axis::pow2("bytes", {20, 24, 28, 30}, "bytes per direction")
                 .with_quick({std::int64_t{1} << 26})
                 .with_verify({std::int64_t{1}, std::int64_t{4099}, std::int64_t{1000003}}))
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 3; });
   s.add("latency", latency_case)
-      .summary(fmt::format("one thread's dependent loads through a ring (1 GiB: past the L2) in the peer's memory or its own; clock64 cycles "
+      .summary(fmt::format("one thread's dependent loads through a ring (1 GiB: past the L2) in the peer's memory or "
+                           "its own; clock64 cycles "
                            "of chases from {} SMs, each from its own point of the ring",
                            chase_rows::sms_per_point))
       .axis(peer_offset_axis())
@@ -263,11 +275,13 @@ void register_peer(registry& reg) {
       .axis(axis::pow2("bytes", {30}, "ring size").with_verify({std::int64_t{1} << 20}))
       .figure(chase_rows::figure());
 
-  s.chart(present::link_bars("Peer copies at {fixed} per direction", present::label_axes({"direction", "engine", "access"}),
+  s.chart(present::link_bars("Peer copies at {fixed} per direction",
+                             present::label_axes({"direction", "engine", "access"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
                              "GB/s (bytes over the link / median time)"))
       .finding(peer_findings);
-  s.fact(advise::question::peer_access, {"copy"}, "another GPU's memory with and without peer access", peer_access_fact);
+  s.fact(advise::question::peer_access, {"copy"}, "another GPU's memory with and without peer access",
+         peer_access_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(220, register_peer);

@@ -56,7 +56,6 @@ void gather_case(case_state& st) {
   st.exec([&](cudaStream_t st_) { ga::gather(p, table.data(), idx.data(), out.data(), n, st_); });
 }
 
-
 std::optional<present::fact_value> random_gather_fact(const present::suite_view& v, std::optional<double>) {
   const auto plain = v.rows(present::axis_is("path", "plain"));
   const auto sizes = present::int_values(plain, "table_bytes");
@@ -73,9 +72,10 @@ std::optional<present::fact_value> random_gather_fact(const present::suite_view&
   const auto *fast = at("plain", in_l2), *slow = at("plain", big), *ldg = at("ldg", big);
   if (!fast || !slow) return std::nullopt;
   return present::fact_value{
-      fmt::format("random gather: {:.1f} G lookups/s from a {} table ({}), {:.1f} from {} (DRAM){}", fast->elements_per_s / 1e9,
-                  format_bytes(static_cast<double>(in_l2)), static_cast<double>(in_l2) <= l2 ? "fits L2" : "past L2",
-                  slow->elements_per_s / 1e9, format_bytes(static_cast<double>(big)),
+      fmt::format("random gather: {:.1f} G lookups/s from a {} table ({}), {:.1f} from {} (DRAM){}",
+                  fast->elements_per_s / 1e9, format_bytes(static_cast<double>(in_l2)),
+                  static_cast<double>(in_l2) <= l2 ? "fits L2" : "past L2", slow->elements_per_s / 1e9,
+                  format_bytes(static_cast<double>(big)),
                   ldg ? fmt::format("; __ldg {:.3f}x plain", ldg->metric("speedup_vs_plain")) : ""),
       slow->elements_per_s, "", ""};
 }
@@ -90,7 +90,8 @@ void register_readonly(registry& reg) {
       .axis(axis::pow2("table_bytes", {20, 25, 29}, "table size: 1 MiB (L2), 32 MiB (L2), 512 MiB (DRAM)")
                 .with_quick({std::int64_t{1} << 20, std::int64_t{1} << 29})
                 .with_range(1024, std::int64_t{1} << 33))  // element indices are 32-bit: at most 2^31 floats
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (3ull << 28); })
+      .footprint(
+          [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (3ull << 28); })
       .baseline("path", std::string("plain"), "speedup_vs_plain");
 
   present::chart_spec c;
@@ -103,8 +104,10 @@ void register_readonly(registry& reg) {
   c.peer = present::axis_is("path", "plain");
   c.peer_key = "plain loads";
   c.with_sample_spread();
-  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain", "gather through const __restrict__ / __ldg relative to plain loads"));
-  s.fact(advise::question::random_gather, {"gather"}, "random gather from an L2-sized and a DRAM-sized table", random_gather_fact);
+  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_plain",
+                                                 "gather through const __restrict__ / __ldg relative to plain loads"));
+  s.fact(advise::question::random_gather, {"gather"}, "random gather from an L2-sized and a DRAM-sized table",
+         random_gather_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(100, register_readonly);

@@ -30,9 +30,9 @@ namespace {
 namespace rd = memscope::reduce;
 
 // The first nine in rd::variant's order.
-const char* const kernel_names[] = {"global_inplace",  "interleaved",     "static_smem",     "dynamic_smem",
-                                    "warp_shuffle",    "grid_stride_vec", "grid_stride_vec8", "grid_stride_red",
-                                    "tiles_pdl",       "cub",             "read_only",        "read_tiles"};
+const char* const kernel_names[] = {
+    "global_inplace",   "interleaved",     "static_smem", "dynamic_smem", "warp_shuffle", "grid_stride_vec",
+    "grid_stride_vec8", "grid_stride_red", "tiles_pdl",   "cub",          "read_only",    "read_tiles"};
 
 bool is_ceiling(const std::string& kernel) { return kernel == "read_only" || kernel == "read_tiles"; }
 
@@ -42,7 +42,9 @@ bool is_ceiling(const std::string& kernel) { return kernel == "read_only" || ker
 template <class T>
 constexpr fill_kind input_kind = std::is_same_v<T, float> ? fill_kind::nonzero_int : fill_kind::small_int;
 
-void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) { fill_hash(p, n, seed, input_kind<float>, s); }
+void fill_input(float* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
+  fill_hash(p, n, seed, input_kind<float>, s);
+}
 void fill_input(int* p, std::size_t n, std::uint64_t seed, cudaStream_t s) {
   fill(p, n, hash_gen{seed, input_kind<int>}, s);
 }
@@ -72,7 +74,9 @@ void read_only_case(case_state& st, const device_buffer<T>& in, bandwidth::read_
   const std::size_t n = in.size(), nv = n / 4;
   const cudaStream_t s = st.stream();
   const auto* vectors = reinterpret_cast<const V*>(in.data());
-  const auto read = [&, order](float* partials, cudaStream_t q) { bandwidth::stream_sum(vectors, nv, partials, q, order); };
+  const auto read = [&, order](float* partials, cudaStream_t q) {
+    bandwidth::stream_sum(vectors, nv, partials, q, order);
+  };
   device_buffer<float> partials(bandwidth::stream_sum_partials<V>(nv, order));
   partials.poison(s);
   read(partials.data(), s);
@@ -80,7 +84,8 @@ void read_only_case(case_state& st, const device_buffer<T>& in, bandwidth::read_
   const auto h = partials.to_host();
   double got = 0;
   for (float p : h) got += p;
-  st.check(compare_scalar(got, input_sum<T>(nv * 4, st.seed()), 0.0, "the read kernel's block partials (whole numbers, exact)"));
+  st.check(compare_scalar(got, input_sum<T>(nv * 4, st.seed()), 0.0,
+                          "the read kernel's block partials (whole numbers, exact)"));
   st.add_bytes_read(nv * sizeof(V));
   st.add_elements(nv * 4);
   st.exec([&](cudaStream_t q) { read(partials.data(), q); });
@@ -123,7 +128,6 @@ void sum_case(case_state& st) {
   st.exec(launch);
 }
 
-
 void reduce_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto n = present::largest(v.rows(), "elements");
   for (const std::string type : {"f32", "i32"}) {
@@ -134,14 +138,16 @@ void reduce_findings(const present::suite_view& v, std::vector<std::string>& out
     // Against both read ceilings: the same order as the sums, and the fastest order.
     const auto vs_reads = [](const case_result& r) {
       std::string text;
-      for (const auto& [metric, what] : {std::pair<const char*, const char*>{"speedup_vs_read_only", "the read in its order"},
-                                         {"speedup_vs_read_tiles", "the one-block-per-tile read"}})
+      for (const auto& [metric, what] :
+           {std::pair<const char*, const char*>{"speedup_vs_read_only", "the read in its order"},
+            {"speedup_vs_read_tiles", "the one-block-per-tile read"}})
         if (std::isfinite(r.metric(metric))) text += fmt::format(", {:.3f}x {}", r.metric(metric), what);
       return text;
     };
     if (const auto* b = present::best_by(rows, present::metric_of("speedup_vs_cub")))
-      out.push_back(fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise {:.1f}%){}", n,
-                                type, b->string_axis("kernel"), b->metric("speedup_vs_cub"), 100 * b->stats.noise, vs_reads(*b)));
+      out.push_back(
+          fmt::format("best memscope sum of {} {}: {}, {:.3f}x CUB DeviceReduce::Sum (same run; noise {:.1f}%){}", n,
+                      type, b->string_axis("kernel"), b->metric("speedup_vs_cub"), 100 * b->stats.noise, vs_reads(*b)));
     const auto cub = present::filter(at_n, present::axis_is("kernel", "cub"));
     if (!cub.empty()) {
       const std::string reads = vs_reads(*cub[0]);
@@ -149,22 +155,27 @@ void reduce_findings(const present::suite_view& v, std::vector<std::string>& out
     }
     const auto dyn = present::filter(at_n, present::axis_is("kernel", "dynamic_smem"));
     if (!dyn.empty() && std::isfinite(dyn[0]->metric("speedup_vs_static_smem")))
-      out.push_back(fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type, dyn[0]->metric("speedup_vs_static_smem")));
+      out.push_back(
+          fmt::format("dynamic vs static shared memory ({}): {:.3f}x", type, dyn[0]->metric("speedup_vs_static_smem")));
   }
 }
 
 std::optional<present::fact_value> block_reduction_fact(const present::suite_view& v, std::optional<double>) {
   const auto n = present::largest(v.rows(), "elements");
   const auto rows = v.rows(present::where("", {{"elements", n}, {"type", std::string("f32")}}));
-  const auto* best = present::best_by(present::filter(rows, [](const case_result& r) {
-    return r.string_axis("kernel") != "cub" && r.string_axis("kernel") != "global_inplace" && !is_ceiling(r.string_axis("kernel"));
-  }), present::metric_of("speedup_vs_cub"));
+  const auto* best = present::best_by(present::filter(rows,
+                                                      [](const case_result& r) {
+                                                        return r.string_axis("kernel") != "cub" &&
+                                                               r.string_axis("kernel") != "global_inplace" &&
+                                                               !is_ceiling(r.string_axis("kernel"));
+                                                      }),
+                                      present::metric_of("speedup_vs_cub"));
   const auto global = present::filter(rows, present::axis_is("kernel", "global_inplace"));
   if (!best || global.empty()) return std::nullopt;
   return present::fact_value{
       fmt::format("sum of {} floats: the best memscope sum ({}) {:.3f}x CUB, the seed's global-memory "
-                  "halving {:.3f}x CUB", n, best->string_axis("kernel"), best->metric("speedup_vs_cub"),
-                  global[0]->metric("speedup_vs_cub")),
+                  "halving {:.3f}x CUB",
+                  n, best->string_axis("kernel"), best->metric("speedup_vs_cub"), global[0]->metric("speedup_vs_cub")),
       best->metric("speedup_vs_cub"), "", ""};
 }
 
@@ -172,38 +183,44 @@ std::optional<present::fact_value> block_reduction_fact(const present::suite_vie
 
 void register_reduce(registry& reg) {
   suite s{reg, "reduce", "sums through shared memory against CUB"};
-  s.add("sum", [](case_state& st) {
-     if (st.get_string("type") == "f32") sum_case<float>(st);
-     else sum_case<int>(st);
-   })
+  s.add("sum",
+        [](case_state& st) {
+          if (st.get_string("type") == "f32") sum_case<float>(st);
+          else sum_case<int>(st);
+        })
       .summary("sum of n values: 9 memscope variants and CUB DeviceReduce::Sum")
-      .axis(axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
-                          "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
-                          "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight; the last block adds "
-                          "the partials), the same with every block's partial added by one atomic (grid_stride_red: "
-                          "a float sum's last bits vary from run to run), one block per 1-8 consecutive tiles in launch "
-                          "order (the fastest read's order), one partial each, added by a second kernel (tiles_pdl: a "
-                          "programmatic dependent launch on sm_90+; deterministic), "
-                          "CUB, and two "
-                          "read-only ceilings (bandwidth's read kernel over the same values, block partials, not a sum: "
-                          "a persistent grid like the sums, and one block per tile, the fastest read order)"))
+      .axis(
+          axis::strings("kernel", {std::begin(kernel_names), std::end(kernel_names)},
+                        "global-memory halving, interleaved/sequential shared, static/dynamic shared, "
+                        "warp shuffle, grid-stride 16-byte one-launch (4 or 8 loads in flight; the last block adds "
+                        "the partials), the same with every block's partial added by one atomic (grid_stride_red: "
+                        "a float sum's last bits vary from run to run), one block per 1-8 consecutive tiles in launch "
+                        "order (the fastest read's order), one partial each, added by a second kernel (tiles_pdl: a "
+                        "programmatic dependent launch on sm_90+; deterministic), "
+                        "CUB, and two "
+                        "read-only ceilings (bandwidth's read kernel over the same values, block partials, not a sum: "
+                        "a persistent grid like the sums, and one block per tile, the fastest read order)"))
       .axis(axis::strings("type", {"f32", "i32"}, "float (checked in double) or int (checked exactly)"))
       .axis(axis::pow2("elements", {20, 24, 28}, "values summed")
                 .with_quick({std::int64_t{1} << 24})
                 .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, std::int64_t{31}, std::int64_t{256},
-                              std::int64_t{257}, std::int64_t{65537}, std::int64_t{1000003}, std::int64_t{(1 << 22) + 3}}))
+                              std::int64_t{257}, std::int64_t{65537}, std::int64_t{1000003},
+                              std::int64_t{(1 << 22) + 3}}))
       // Input, plus scratch for the global-memory variant and the partials.
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); })
+      .footprint(
+          [](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 4 * 2 + (1 << 20); })
       .baseline("kernel", std::string("cub"), "speedup_vs_cub")
       .baseline("kernel", std::string("static_smem"), "speedup_vs_static_smem")
       .baseline("kernel", std::string("read_only"), "speedup_vs_read_only")
       .baseline("kernel", std::string("read_tiles"), "speedup_vs_read_tiles");
 
-  auto c = present::gbps_bars("Sum of {fixed} values: memscope variants against CUB", present::label_axes({"kernel", "type"}),
-                              present::axis_is("kernel", "cub"), "CUB DeviceReduce::Sum");
+  auto c = present::gbps_bars("Sum of {fixed} values: memscope variants against CUB",
+                              present::label_axes({"kernel", "type"}), present::axis_is("kernel", "cub"),
+                              "CUB DeviceReduce::Sum");
   c.fixed_axis = "elements";
   s.chart(c).finding(reduce_findings);
-  s.fact(advise::question::block_reduction, {"sum"}, "a block-wide reduction through shared memory against CUB", block_reduction_fact);
+  s.fact(advise::question::block_reduction, {"sum"}, "a block-wide reduction through shared memory against CUB",
+         block_reduction_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(20, register_reduce);

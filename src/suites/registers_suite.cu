@@ -39,14 +39,22 @@ const char* const storage_names[] = {"registers", "local", "shared"};
 template <class Fn>
 void with_words(std::int64_t n, Fn&& fn) {
   switch (n) {
-    case 4: return fn(std::integral_constant<int, 4>{});
-    case 8: return fn(std::integral_constant<int, 8>{});
-    case 16: return fn(std::integral_constant<int, 16>{});
-    case 32: return fn(std::integral_constant<int, 32>{});
-    case 64: return fn(std::integral_constant<int, 64>{});
-    case 128: return fn(std::integral_constant<int, 128>{});
-    case 256: return fn(std::integral_constant<int, 256>{});
-    default: throw usage_error("registers/array: words takes 4, 8, 16, 32, 64, 128 or 256");
+    case 4:
+      return fn(std::integral_constant<int, 4>{});
+    case 8:
+      return fn(std::integral_constant<int, 8>{});
+    case 16:
+      return fn(std::integral_constant<int, 16>{});
+    case 32:
+      return fn(std::integral_constant<int, 32>{});
+    case 64:
+      return fn(std::integral_constant<int, 64>{});
+    case 128:
+      return fn(std::integral_constant<int, 128>{});
+    case 256:
+      return fn(std::integral_constant<int, 256>{});
+    default:
+      throw usage_error("registers/array: words takes 4, 8, 16, 32, 64, 128 or 256");
   }
 }
 
@@ -67,12 +75,14 @@ void record_resources(case_state& st, const rg::kernel_resources& r, int block_t
   st.add_metric("registers", r.registers);
   st.add_metric("local_bytes", static_cast<double>(r.local_bytes));
   st.add_metric("blocks_per_sm", r.blocks_per_sm);
-  st.add_metric("occupancy", static_cast<double>(r.blocks_per_sm) * block_threads / std::max(1, st.device().max_threads_per_sm));
+  st.add_metric("occupancy",
+                static_cast<double>(r.blocks_per_sm) * block_threads / std::max(1, st.device().max_threads_per_sm));
 }
 
 /// Poisons, launches once, checks the (sampled) threads' results exactly, then times `launch`.
 template <int N, class Launch>
-void run_and_check(case_state& st, device_buffer<std::uint32_t>& out, const Launch& launch, std::size_t threads, int iters) {
+void run_and_check(case_state& st, device_buffer<std::uint32_t>& out, const Launch& launch, std::size_t threads,
+                   int iters) {
   out.poison(st.stream());
   launch(st.stream());
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(st.stream()));
@@ -89,7 +99,8 @@ void run_and_check(case_state& st, device_buffer<std::uint32_t>& out, const Laun
 template <int N>
 void array_body(case_state& st, rg::storage s) {
   const int iters = st.verify_only() ? 5 : 64;
-  const unsigned blocks = st.verify_only() ? 3u : static_cast<unsigned>(st.device().sm_count * rg::policy::blocks_per_sm);
+  const unsigned blocks =
+      st.verify_only() ? 3u : static_cast<unsigned>(st.device().sm_count * rg::policy::blocks_per_sm);
   const std::size_t threads = std::size_t{blocks} * rg::policy::block_threads;
   const std::size_t smem = s == rg::storage::shared ? std::size_t{N} * rg::policy::block_threads * 4 : 0;
   auto kernel = s == rg::storage::registers ? rg::array_update_kernel<N, rg::storage::registers>
@@ -101,7 +112,8 @@ void array_body(case_state& st, rg::storage s) {
     st.skip(e.what());
   }
   const auto res = rg::resources_of(kernel, rg::policy::block_threads, smem);
-  if (res.blocks_per_sm == 0) st.skip("the kernel cannot be resident with " + std::to_string(smem) + " bytes of shared memory");
+  if (res.blocks_per_sm == 0)
+    st.skip("the kernel cannot be resident with " + std::to_string(smem) + " bytes of shared memory");
   record_resources(st, res, rg::policy::block_threads);
   device_buffer<std::uint32_t> out(threads);
   const auto launch = [&](cudaStream_t stream) {
@@ -135,13 +147,20 @@ void spill_body(case_state& st) {
 
 void spill_case(case_state& st) {
   switch (st.get_int("min_blocks")) {
-    case 1: return spill_body<1>(st);
-    case 2: return spill_body<2>(st);
-    case 3: return spill_body<3>(st);
-    case 4: return spill_body<4>(st);
-    case 6: return spill_body<6>(st);
-    case 8: return spill_body<8>(st);
-    default: throw usage_error("registers/spill: min_blocks takes 1, 2, 3, 4, 6 or 8");
+    case 1:
+      return spill_body<1>(st);
+    case 2:
+      return spill_body<2>(st);
+    case 3:
+      return spill_body<3>(st);
+    case 4:
+      return spill_body<4>(st);
+    case 6:
+      return spill_body<6>(st);
+    case 8:
+      return spill_body<8>(st);
+    default:
+      throw usage_error("registers/spill: min_blocks takes 1, 2, 3, 4, 6 or 8");
   }
 }
 
@@ -152,8 +171,10 @@ void spill_case(case_state& st) {
 constexpr std::size_t chase_launches = 5;
 
 std::string chase_spread_key() {
-  return fmt::format("the fastest to the slowest of {} launches, each on its own SM, its L1 swept first (each the median lane of its warp)",
-                     chase_launches);
+  return fmt::format(
+      "the fastest to the slowest of {} launches, each on its own SM, its L1 swept first (each the median lane of its "
+      "warp)",
+      chase_launches);
 }
 
 template <int W>
@@ -204,11 +225,16 @@ void chase_body(case_state& st) {
 
 void local_path_case(case_state& st) {
   switch (st.get_int("words")) {
-    case 256: return chase_body<256>(st);
-    case 1024: return chase_body<1024>(st);
-    case 2048: return chase_body<2048>(st);
-    case 4096: return chase_body<4096>(st);
-    default: throw usage_error("registers/local_path: words takes 256, 1024, 2048 or 4096");
+    case 256:
+      return chase_body<256>(st);
+    case 1024:
+      return chase_body<1024>(st);
+    case 2048:
+      return chase_body<2048>(st);
+    case 4096:
+      return chase_body<4096>(st);
+    default:
+      throw usage_error("registers/local_path: words takes 256, 1024, 2048 or 4096");
   }
 }
 
@@ -234,37 +260,40 @@ std::pair<const case_result*, const case_result*> register_limit(const present::
 void registers_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto [kept, spilled] = register_limit(v);
   if (kept)
-    out.push_back(fmt::format("a per-thread array indexed by constants stays in registers up to {} words ({} registers){}",
-                              kept->int_axis("words").value_or(0), kept->metric("registers"),
-                              spilled ? fmt::format("; at {} words the compiler spills {} of it to local memory ({} registers)",
-                                                    spilled->int_axis("words").value_or(0),
-                                                    format_bytes(spilled->metric("local_bytes")), spilled->metric("registers"))
-                                      : std::string()));
+    out.push_back(
+        fmt::format("a per-thread array indexed by constants stays in registers up to {} words ({} registers){}",
+                    kept->int_axis("words").value_or(0), kept->metric("registers"),
+                    spilled ? fmt::format("; at {} words the compiler spills {} of it to local memory ({} registers)",
+                                          spilled->int_axis("words").value_or(0),
+                                          format_bytes(spilled->metric("local_bytes")), spilled->metric("registers"))
+                            : std::string()));
   for (const char* s : {"local", "shared"}) {
     std::string text;
     for (const auto n : present::int_values(v.rows(present::case_is("array")), "words"))
       if (const auto* r = array_row(v, s, n); r && std::isfinite(r->metric("speedup_vs_registers")))
         text += fmt::format("{}{} words {:.2f}x", text.empty() ? "" : ", ", n, r->metric("speedup_vs_registers"));
     if (!text.empty())
-      out.push_back(fmt::format("{} against registers (word updates per second): {}", std::string(s) == "local"
-                                                                                          ? "the same array in local memory (a run-time index)"
-                                                                                          : "a per-thread slice of shared memory",
+      out.push_back(fmt::format("{} against registers (word updates per second): {}",
+                                std::string(s) == "local" ? "the same array in local memory (a run-time index)"
+                                                          : "a per-thread slice of shared memory",
                                 text));
   }
   const auto spill = v.rows(present::case_is("spill"));
   if (const auto* best = present::best_by(spill, [](const case_result& r) { return r.elements_per_s; })) {
     const auto* tight = present::best_by(spill, present::int_axis_of("min_blocks"));
-    out.push_back(fmt::format("one 64-word kernel at register limits: fastest with {} registers ({} of local memory, occupancy "
-                              "{:.0f}%) at {:.2f}x the uncapped build; at {} registers ({} local, occupancy {:.0f}%) {:.2f}x",
-                              best->metric("registers"), format_bytes(best->metric("local_bytes")), 100 * best->metric("occupancy"),
-                              best->metric("speedup_vs_uncapped"), tight->metric("registers"),
-                              format_bytes(tight->metric("local_bytes")), 100 * tight->metric("occupancy"),
-                              tight->metric("speedup_vs_uncapped")));
+    out.push_back(fmt::format(
+        "one 64-word kernel at register limits: fastest with {} registers ({} of local memory, occupancy "
+        "{:.0f}%) at {:.2f}x the uncapped build; at {} registers ({} local, occupancy {:.0f}%) {:.2f}x",
+        best->metric("registers"), format_bytes(best->metric("local_bytes")), 100 * best->metric("occupancy"),
+        best->metric("speedup_vs_uncapped"), tight->metric("registers"), format_bytes(tight->metric("local_bytes")),
+        100 * tight->metric("occupancy"), tight->metric("speedup_vs_uncapped")));
   }
   std::string chase;
   for (const auto* r : v.rows(present::case_is("local_path")))
-    chase += fmt::format("{}{} per warp {:.0f}", chase.empty() ? "" : ", ", format_bytes(r->metric("warp_bytes")), r->metric("cycles_per_load"));
-  if (!chase.empty()) out.push_back("dependent loads from local memory, cycles per load by the warp's working set: " + chase);
+    chase += fmt::format("{}{} per warp {:.0f}", chase.empty() ? "" : ", ", format_bytes(r->metric("warp_bytes")),
+                         r->metric("cycles_per_load"));
+  if (!chase.empty())
+    out.push_back("dependent loads from local memory, cycles per load by the warp's working set: " + chase);
 }
 
 std::optional<present::fact_value> register_limit_fact(const present::suite_view& v, std::optional<double>) {
@@ -285,11 +314,14 @@ std::optional<present::fact_value> spill_cost_fact(const present::suite_view& v,
   if (!l) return std::nullopt;
   const auto n = l->int_axis("words").value_or(0);
   const auto* sh = array_row(v, "shared", n);
-  present::fact_value f{fmt::format("{} words per thread: a run-time-indexed array (local memory) runs at {:.2f}x the register "
-                                    "array, a shared-memory slice at {}", n, l->metric("speedup_vs_registers"),
-                                    sh ? fmt::format("{:.2f}x", sh->metric("speedup_vs_registers")) : std::string("(not measured)")),
-                        l->metric("speedup_vs_registers"), "", ""};
-  if (at && static_cast<double>(n * 4) != *at) f.nearest_note = "nearest measured array to " + format_bytes(*at) + ": " + std::to_string(n) + " words";
+  present::fact_value f{
+      fmt::format("{} words per thread: a run-time-indexed array (local memory) runs at {:.2f}x the register "
+                  "array, a shared-memory slice at {}",
+                  n, l->metric("speedup_vs_registers"),
+                  sh ? fmt::format("{:.2f}x", sh->metric("speedup_vs_registers")) : std::string("(not measured)")),
+      l->metric("speedup_vs_registers"), "", ""};
+  if (at && static_cast<double>(n * 4) != *at)
+    f.nearest_note = "nearest measured array to " + format_bytes(*at) + ": " + std::to_string(n) + " words";
   return f;
 }
 
@@ -299,9 +331,10 @@ std::optional<present::fact_value> registers_at_occupancy_fact(const present::su
   std::string text = "registers per thread at each occupancy (256-thread blocks):";
   for (const auto* r : spill)
     text += fmt::format(" {:.0f}% {} registers{},", 100 * r->metric("occupancy"), r->metric("registers"),
-                        r->metric("local_bytes") > 0 ? fmt::format(" (spills {}, {:.2f}x)", format_bytes(r->metric("local_bytes")),
-                                                                   r->metric("speedup_vs_uncapped"))
-                                                     : std::string());
+                        r->metric("local_bytes") > 0
+                            ? fmt::format(" (spills {}, {:.2f}x)", format_bytes(r->metric("local_bytes")),
+                                          r->metric("speedup_vs_uncapped"))
+                            : std::string());
   text.pop_back();
   return present::fact_value{text, 0, "", ""};
 }
@@ -311,27 +344,35 @@ std::optional<present::fact_value> registers_at_occupancy_fact(const present::su
 void register_registers(registry& reg) {
   suite s{reg, "registers", "registers, spills and local memory"};
   s.add("array", array_case)
-      .summary("a per-thread array of N words updated in a loop: registers (constant indices), local memory (run-time "
-               "index), a shared-memory slice")
-      .axis(axis::strings("storage", {std::begin(storage_names), std::end(storage_names)},
-                          "where the array lives: registers, local memory (forced by a run-time index), a per-thread shared slice"))
+      .summary(
+          "a per-thread array of N words updated in a loop: registers (constant indices), local memory (run-time "
+          "index), a shared-memory slice")
+      .axis(axis::strings(
+          "storage", {std::begin(storage_names), std::end(storage_names)},
+          "where the array lives: registers, local memory (forced by a run-time index), a per-thread shared slice"))
       .axis(axis::integers("words", {4, 8, 16, 32, 64, 128, 256}, "32-bit words per thread").with_only_listed())
       .baseline("storage", std::string("registers"), "speedup_vs_registers");
   s.add("spill", spill_case)
-      .summary("one 64-word kernel compiled for 1-8 resident 256-thread blocks per SM: registers, spills, occupancy and time")
-      .axis(axis::integers("min_blocks", {1, 2, 3, 4, 6, 8}, "__launch_bounds__ min blocks per SM (caps registers at 64K / (256 x it))")
+      .summary(
+          "one 64-word kernel compiled for 1-8 resident 256-thread blocks per SM: registers, spills, occupancy and "
+          "time")
+      .axis(axis::integers("min_blocks", {1, 2, 3, 4, 6, 8},
+                           "__launch_bounds__ min blocks per SM (caps registers at 64K / (256 x it))")
                 .with_only_listed())
       .baseline("min_blocks", std::int64_t{1}, "speedup_vs_uncapped");
   s.add("local_path", local_path_case)
-      .summary(fmt::format("one warp, each lane chasing its own local array, on {} SMs spread over the GPU, each SM's L1 swept first: "
-                           "local memory through L1 or past it",
-                           chase_launches))
-      .axis(axis::integers("words", {256, 1024, 2048, 4096}, "words per lane (x 128 bytes per warp)").with_only_listed())
+      .summary(fmt::format(
+          "one warp, each lane chasing its own local array, on {} SMs spread over the GPU, each SM's L1 swept first: "
+          "local memory through L1 or past it",
+          chase_launches))
+      .axis(
+          axis::integers("words", {256, 1024, 2048, 4096}, "words per lane (x 128 bytes per warp)").with_only_listed())
       .figure(present::cycles_figure("cycles_per_load", "cycles_min", "cycles_max"));
 
-  auto arr = present::line_plot("Per-thread array: word updates per second by where it lives", present::label_axes({"storage"}), "words",
-                                [](const case_result& r) { return r.elements_per_s / 1e9; }, "words per thread",
-                                "G word updates/s", present::scale::log2);
+  auto arr = present::line_plot(
+      "Per-thread array: word updates per second by where it lives", present::label_axes({"storage"}), "words",
+      [](const case_result& r) { return r.elements_per_s / 1e9; }, "words per thread", "G word updates/s",
+      present::scale::log2);
   arr.keep = present::case_is("array");
   arr.y_scale = present::scale::log10;
   arr.with_sample_spread();
@@ -354,10 +395,12 @@ void register_registers(registry& reg) {
   chase.y_label = "cycles per load (lower is better)";
   chase.with_spread(present::metric_spread("cycles_min", "cycles_max"), chase_spread_key());
   s.chart(arr).chart(spill).chart(chase).finding(registers_findings);
-  s.fact(advise::question::register_array_limit, {"array"}, "how large a per-thread array stays in registers", register_limit_fact);
-  s.fact(advise::question::spill_cost, {"array"}, "a run-time-indexed (local) or shared-slice array against registers", spill_cost_fact);
-  s.fact(advise::question::registers_at_occupancy, {"spill"}, "registers per thread at each occupancy, and what spilling costs",
-         registers_at_occupancy_fact);
+  s.fact(advise::question::register_array_limit, {"array"}, "how large a per-thread array stays in registers",
+         register_limit_fact);
+  s.fact(advise::question::spill_cost, {"array"}, "a run-time-indexed (local) or shared-slice array against registers",
+         spill_cost_fact);
+  s.fact(advise::question::registers_at_occupancy, {"spill"},
+         "registers per thread at each occupancy, and what spilling costs", registers_at_occupancy_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(180, register_registers);

@@ -34,11 +34,13 @@ void iota_case(case_state& state) {
   MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out.data(), 0xFF, sizeof(int) * n, state.stream()));
   launch(state.stream());
   std::vector<int> h_out(static_cast<std::size_t>(n));
-  MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(h_out.data(), d_out.data(), sizeof(int) * n, cudaMemcpyDeviceToHost, state.stream()));
+  MEMSCOPE_CUDA_CALL(
+      cudaMemcpyAsync(h_out.data(), d_out.data(), sizeof(int) * n, cudaMemcpyDeviceToHost, state.stream()));
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(state.stream()));
   verify_result v;
   for (int i = 0; i < n && v.passed; ++i)
-    if (h_out[i] != 3 * i + 1) v = verify_result::fail("element " + std::to_string(i) + " is " + std::to_string(h_out[i]));
+    if (h_out[i] != 3 * i + 1)
+      v = verify_result::fail("element " + std::to_string(i) + " is " + std::to_string(h_out[i]));
   state.check(v);
   state.add_bytes_written(sizeof(int) * static_cast<std::uint64_t>(n));
   state.exec(launch);
@@ -59,7 +61,9 @@ void register_selftest(registry& reg) {
   suite s{reg, "selftest", "memscope's own checks (MEMSCOPE_SELFTEST=1 only)"};
   s.add("before", iota_case).summary("a verified fill, before the fault").axis(axis::integers("n", {1, 1000, 100003}));
   s.add("fault", fault_case).summary("an illegal address: the CUDA context is lost");
-  s.add("after", iota_case).summary("a verified fill, after the fault (reached by --resume)").axis(axis::integers("n", {1, 1000}));
+  s.add("after", iota_case)
+      .summary("a verified fill, after the fault (reached by --resume)")
+      .axis(axis::integers("n", {1, 1000}));
 }
 
 MEMSCOPE_REGISTER_SUITE(230, register_selftest);

@@ -65,7 +65,6 @@ void stencil_case(case_state& st) {
   st.exec([&](cudaStream_t st_) { sc::apply(src, in.data(), out.data(), n, coef, st_, tile); });
 }
 
-
 void stencil_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto n = present::largest(v.rows(), "elements");
   for (const auto radius : present::int_values(v.rows(), "radius")) {
@@ -78,9 +77,9 @@ void stencil_findings(const present::suite_view& v, std::vector<std::string>& ou
       return t ? fmt::format(" (tile {})", *t) : std::string();
     };
     if (b && w)
-      out.push_back(fmt::format("radius {} at {} points: best {}{} {:.3f}x the copy ceiling, worst {}{} {:.3f}x", radius, n,
-                                b->string_axis("source"), tile_of(*b), b->fraction_of_copy, w->string_axis("source"),
-                                tile_of(*w), w->fraction_of_copy));
+      out.push_back(fmt::format("radius {} at {} points: best {}{} {:.3f}x the copy ceiling, worst {}{} {:.3f}x",
+                                radius, n, b->string_axis("source"), tile_of(*b), b->fraction_of_copy,
+                                w->string_axis("source"), tile_of(*w), w->fraction_of_copy));
   }
 }
 
@@ -109,11 +108,12 @@ std::optional<present::fact_value> coefficient_spread_fact(const present::suite_
   if (c.empty() || others.empty()) return std::nullopt;
   const auto ratio = present::metric_of("speedup_vs_constant");
   const auto *lo = present::worst_by(others, ratio), *hi = present::best_by(others, ratio);
-  return present::fact_value{
-      fmt::format("{}-point stencil with __constant__ coefficients: {:.3f}x the copy ceiling; the other coefficient sources run "
-                  "at {:.3f}x ({}) to {:.3f}x ({}) of it", 2 * c[0]->int_axis("radius").value_or(0) + 1, c[0]->fraction_of_copy,
-                  ratio(*lo), lo->string_axis("source"), ratio(*hi), hi->string_axis("source")),
-      c[0]->fraction_of_copy, "", ""};
+  return present::fact_value{fmt::format("{}-point stencil with __constant__ coefficients: {:.3f}x the copy ceiling; "
+                                         "the other coefficient sources run "
+                                         "at {:.3f}x ({}) to {:.3f}x ({}) of it",
+                                         2 * c[0]->int_axis("radius").value_or(0) + 1, c[0]->fraction_of_copy,
+                                         ratio(*lo), lo->string_axis("source"), ratio(*hi), hi->string_axis("source")),
+                             c[0]->fraction_of_copy, "", ""};
 }
 
 std::optional<present::fact_value> tile_vs_l1_fact(const present::suite_view& v, std::optional<double>) {
@@ -121,10 +121,10 @@ std::optional<present::fact_value> tile_vs_l1_fact(const present::suite_view& v,
   const auto tile = present::filter(rows, present::axis_is("source", "constant"));
   const auto l1 = present::filter(rows, present::axis_is("source", "l1"));
   if (tile.empty() || l1.empty()) return std::nullopt;
-  return present::fact_value{fmt::format("{}-point stencil: shared tile {:.3f}x the copy ceiling, L1 alone {:.3f}x",
-                                         2 * tile[0]->int_axis("radius").value_or(0) + 1, tile[0]->fraction_of_copy,
-                                         l1[0]->fraction_of_copy),
-                             tile[0]->fraction_of_copy, "", ""};
+  return present::fact_value{
+      fmt::format("{}-point stencil: shared tile {:.3f}x the copy ceiling, L1 alone {:.3f}x",
+                  2 * tile[0]->int_axis("radius").value_or(0) + 1, tile[0]->fraction_of_copy, l1[0]->fraction_of_copy),
+      tile[0]->fraction_of_copy, "", ""};
 }
 
 }  // namespace
@@ -144,17 +144,21 @@ void register_stencil(registry& reg) {
                 .with_quick({std::int64_t{1024}}))
       .axis(axis::pow2("elements", {20, 24, 28}, "points")
                 .with_quick({std::int64_t{1} << 24})
-                .with_verify({std::int64_t{17}, std::int64_t{31}, std::int64_t{257}, std::int64_t{1000003}, std::int64_t{(1 << 22) + 5}})
+                .with_verify({std::int64_t{17}, std::int64_t{31}, std::int64_t{257}, std::int64_t{1000003},
+                              std::int64_t{(1 << 22) + 5}})
                 .with_range(17, std::int64_t{1} << 33))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 8; })
       .baseline("source", std::string("constant"), "speedup_vs_constant");
 
-  auto c = present::gbps_bars("Stencil by coefficient source and radius ({fixed} points)", present::label_axes({"source", "radius"}),
-                              present::axis_is("source", "constant"), "__constant__ coefficients");
+  auto c = present::gbps_bars("Stencil by coefficient source and radius ({fixed} points)",
+                              present::label_axes({"source", "radius"}), present::axis_is("source", "constant"),
+                              "__constant__ coefficients");
   c.fixed_axis = "elements";
   s.chart(c).finding(stencil_findings);
-  s.fact(advise::question::coefficient_source_spread, {"central_difference"}, "the stencil's speed by coefficient source", coefficient_spread_fact);
-  s.fact(advise::question::shared_tile_vs_l1, {"central_difference"}, "a shared tile with halos against L1 alone", tile_vs_l1_fact);
+  s.fact(advise::question::coefficient_source_spread, {"central_difference"},
+         "the stencil's speed by coefficient source", coefficient_spread_fact);
+  s.fact(advise::question::shared_tile_vs_l1, {"central_difference"}, "a shared tile with halos against L1 alone",
+         tile_vs_l1_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(60, register_stencil);

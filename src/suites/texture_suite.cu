@@ -49,7 +49,8 @@ std::vector<float2> texel_coords(long long w, long long h, std::size_t n, bool p
   std::vector<float2> c(n);
   for (std::size_t i = 0; i < n; ++i) {
     auto pick = [&](long long extent, std::uint64_t salt) {
-      const double cell = static_cast<double>(hash_u32(seed ^ salt, i) % static_cast<std::uint32_t>(3 * extent)) - static_cast<double>(extent);
+      const double cell = static_cast<double>(hash_u32(seed ^ salt, i) % static_cast<std::uint32_t>(3 * extent)) -
+                          static_cast<double>(extent);
       const double f = (hash_u32(seed ^ (salt + 7), i) >> 8) * (1.0 / 16777216.0);
       return cell + (point ? 0.1 + 0.8 * f : f);
     };
@@ -95,7 +96,8 @@ void check_fetches(case_state& st, const tx::image& img, const tx::texture_objec
 
 /// A texture over linear memory, or the case skips with the device limit it exceeds.
 template <class T>
-tx::texture_object linear_texture_or_skip(case_state& st, const T* d_data, std::size_t count, const tx::sampler& smp = {}) {
+tx::texture_object linear_texture_or_skip(case_state& st, const T* d_data, std::size_t count,
+                                          const tx::sampler& smp = {}) {
   try {
     return tx::linear_texture(d_data, count, smp, tx::limits::query(st.device().ordinal));
   } catch (const tx::too_large& e) {
@@ -162,7 +164,8 @@ void fetch_linear(case_state& st, const tx::sampler& smp, long long count) {
   // Indices from -8 to count + 8: outside the texture, tex1Dfetch reads 0.
   const std::size_t n = st.verify_only() ? 4099 : (std::size_t{1} << 20);
   std::vector<int> idx(n);
-  for (std::size_t i = 0; i < n; ++i) idx[i] = static_cast<int>(hash_u32(seed ^ 0x1DE, i) % static_cast<std::uint32_t>(count + 16)) - 8;
+  for (std::size_t i = 0; i < n; ++i)
+    idx[i] = static_cast<int>(hash_u32(seed ^ 0x1DE, i) % static_cast<std::uint32_t>(count + 16)) - 8;
   device_buffer<int> d_idx(n);
   d_idx.from_host(idx);
   device_buffer<float> out(n);
@@ -187,7 +190,8 @@ void fetch_case(case_state& st) {
   const auto [rows, cols] = parse_matrix_shape(st.get_string("shape"));
   if (rows == 0 || cols == 0) st.skip("a texture needs at least one texel in each dimension");
   if (src == "linear1d") {
-    if (smp.linear_filter) st.skip("textures over 1D linear memory (tex1Dfetch) take integer indices: point sampling only");
+    if (smp.linear_filter)
+      st.skip("textures over 1D linear memory (tex1Dfetch) take integer indices: point sampling only");
     if (smp.address != tx::address_mode::border)
       st.skip("tex1Dfetch has no address modes: out-of-range indices read 0, which the border row checks");
     const long long count = static_cast<long long>(rows) * cols;
@@ -217,7 +221,8 @@ void gather_case(case_state& st) {
   tx::gather<S, P>(table.data(), t.get(), n, count, seed, out.data(), s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h = out.to_host();
-  st.check(compare_exact(h.data(), h.size(), [&](std::size_t i) { return hash_uniform(seed, tx::index_of<P>(i, n, seed)); }));
+  st.check(compare_exact(h.data(), h.size(),
+                         [&](std::size_t i) { return hash_uniform(seed, tx::index_of<P>(i, n, seed)); }));
   st.add_bytes_read(count * 4);
   st.add_bytes_written(count * 4);
   st.add_elements(count);
@@ -245,7 +250,8 @@ void latency_case(case_state& st) {
   st.add_metric("cycles_per_load", cycles);
   st.add_metric("ns_per_load", cycles / (st.device().sm_clock_khz * 1e-6));
   st.add_elements(std::uint64_t{iters} * 32);
-  st.exec([&](cudaStream_t q) { tx::pattern_latency<S, P>(zeros.data(), t.get(), n, iters, st.seed(), out.data(), q); });
+  st.exec(
+      [&](cudaStream_t q) { tx::pattern_latency<S, P>(zeros.data(), t.get(), n, iters, st.seed(), out.data(), q); });
 }
 
 /// Calls Body<S, P> for the point's source and pattern.
@@ -256,15 +262,27 @@ void by_source_pattern(case_state& st) {
   auto with_pattern = [&](auto s_tag) {
     constexpr tx::source S = decltype(s_tag)::value;
     switch (pat) {
-      case tx::pattern::sequential: Body<S, tx::pattern::sequential>::run(st); break;
-      case tx::pattern::strided: Body<S, tx::pattern::strided>::run(st); break;
-      case tx::pattern::random: Body<S, tx::pattern::random>::run(st); break;
+      case tx::pattern::sequential:
+        Body<S, tx::pattern::sequential>::run(st);
+        break;
+      case tx::pattern::strided:
+        Body<S, tx::pattern::strided>::run(st);
+        break;
+      case tx::pattern::random:
+        Body<S, tx::pattern::random>::run(st);
+        break;
     }
   };
   switch (src) {
-    case tx::source::global: with_pattern(std::integral_constant<tx::source, tx::source::global>{}); break;
-    case tx::source::ldg: with_pattern(std::integral_constant<tx::source, tx::source::ldg>{}); break;
-    case tx::source::texture: with_pattern(std::integral_constant<tx::source, tx::source::texture>{}); break;
+    case tx::source::global:
+      with_pattern(std::integral_constant<tx::source, tx::source::global>{});
+      break;
+    case tx::source::ldg:
+      with_pattern(std::integral_constant<tx::source, tx::source::ldg>{});
+      break;
+    case tx::source::texture:
+      with_pattern(std::integral_constant<tx::source, tx::source::texture>{});
+      break;
   }
 }
 
@@ -316,9 +334,15 @@ void box_case(case_state& st, int rows, int cols) {
 void box_case_dispatch(case_state& st) {
   const auto [rows, cols] = parse_matrix_shape(st.get_string("shape"));
   switch (choice<tx::source>(source_names, st.get_string("source"))) {
-    case tx::source::global: box_case<tx::source::global>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
-    case tx::source::ldg: box_case<tx::source::ldg>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
-    case tx::source::texture: box_case<tx::source::texture>(st, static_cast<int>(rows), static_cast<int>(cols)); break;
+    case tx::source::global:
+      box_case<tx::source::global>(st, static_cast<int>(rows), static_cast<int>(cols));
+      break;
+    case tx::source::ldg:
+      box_case<tx::source::ldg>(st, static_cast<int>(rows), static_cast<int>(cols));
+      break;
+    case tx::source::texture:
+      box_case<tx::source::texture>(st, static_cast<int>(rows), static_cast<int>(cols));
+      break;
   }
 }
 
@@ -327,22 +351,24 @@ axis source_axis() {
                        "plain global loads, __ldg, or a texture object (tex1Dfetch / tex2D)");
 }
 
-
 void texture_findings(const present::suite_view& v, std::vector<std::string>& out) {
   std::size_t fetch_ok = 0;
   for (const auto& r : v.doc.results)  // untimed: the fetch case only verifies
     if (r.suite == v.suite && r.name == "fetch" && r.status == case_status::ok) ++fetch_ok;
   if (fetch_ok)
-    out.push_back(fmt::format("{} texture-fetch configurations (source x filter x address mode x read mode) match the CPU reference, "
-                              "bilinear within the 9-bit weight bound", fetch_ok));
+    out.push_back(fmt::format(
+        "{} texture-fetch configurations (source x filter x address mode x read mode) match the CPU reference, "
+        "bilinear within the 9-bit weight bound",
+        fetch_ok));
   for (const std::string name : {"access", "latency"}) {
-    const auto rows = v.rows([&](const case_result& r) { return r.name == name && r.string_axis("source") != "global"; });
+    const auto rows =
+        v.rows([&](const case_result& r) { return r.name == name && r.string_axis("source") != "global"; });
     const auto size = present::largest(rows, "table_bytes");
     std::string text;
     for (const auto* r : rows)
       if (r->int_axis("table_bytes") == size) {
-        text += fmt::format("{}{} {} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("pattern"), r->string_axis("source"),
-                            r->metric("speedup_vs_global"));
+        text += fmt::format("{}{} {} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("pattern"),
+                            r->string_axis("source"), r->metric("speedup_vs_global"));
         if (name == "latency") text += fmt::format(" ({:.0f} ns)", r->metric("ns_per_load"));
       }
     if (!text.empty())
@@ -351,20 +377,24 @@ void texture_findings(const present::suite_view& v, std::vector<std::string>& ou
                                 format_bytes(static_cast<double>(size)), text));
   }
   std::string text;
-  for (const auto* r : v.rows([](const case_result& r) { return r.name == "box3x3" && r.string_axis("source") != "global"; }))
-    text += fmt::format("{}{} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("source"), r->metric("speedup_vs_global"));
+  for (const auto* r :
+       v.rows([](const case_result& r) { return r.name == "box3x3" && r.string_axis("source") != "global"; }))
+    text +=
+        fmt::format("{}{} {:.2f}x", text.empty() ? "" : ", ", r->string_axis("source"), r->metric("speedup_vs_global"));
   if (!text.empty()) out.push_back("3x3 box filter relative to row-major global loads: " + text);
 }
 
 std::optional<present::fact_value> texture_gather_fact(const present::suite_view& v, std::optional<double>) {
-  const auto rows = v.rows(present::where("access", {{"pattern", std::string("random")}, {"source", std::string("texture")}}));
+  const auto rows =
+      v.rows(present::where("access", {{"pattern", std::string("random")}, {"source", std::string("texture")}}));
   const auto* r = present::best_by(rows, present::int_axis_of("table_bytes"));
   if (!r) return std::nullopt;
-  return present::fact_value{fmt::format("random gather through a texture object ({} table): {:.2f}x plain loads: textures buy "
-                                         "filtering and address modes, not speed",
-                                         format_bytes(static_cast<double>(r->int_axis("table_bytes").value_or(0))),
-                                         r->metric("speedup_vs_global")),
-                             r->metric("speedup_vs_global"), "", ""};
+  return present::fact_value{
+      fmt::format("random gather through a texture object ({} table): {:.2f}x plain loads: textures buy "
+                  "filtering and address modes, not speed",
+                  format_bytes(static_cast<double>(r->int_axis("table_bytes").value_or(0))),
+                  r->metric("speedup_vs_global")),
+      r->metric("speedup_vs_global"), "", ""};
 }
 
 }  // namespace
@@ -374,7 +404,8 @@ void register_texture(registry& reg) {
   const auto shape_check = [](const std::string& shape) { parse_matrix_shape(shape); };
   s.add("fetch", fetch_case)
       .summary("texture objects vs the CPU reference: 3 sources x point/linear x 4 address modes x 2 read modes")
-      .axis(axis::strings("source", {"linear1d", "pitch2d", "array2d"}, "linear memory (tex1Dfetch), pitch-linear 2D memory, a 2D cudaArray"))
+      .axis(axis::strings("source", {"linear1d", "pitch2d", "array2d"},
+                          "linear memory (tex1Dfetch), pitch-linear 2D memory, a 2D cudaArray"))
       .axis(axis::strings("filter", {"point", "linear"}, "nearest texel, or bilinear (9-bit weights)"))
       .axis(axis::strings("address", {std::begin(address_names), std::end(address_names)},
                           "out-of-range coordinates: repeat, clamp to edge, mirror, border colour 0"))
@@ -384,16 +415,21 @@ void register_texture(registry& reg) {
                 .with_validator(shape_check));
   s.add("access", by_source_pattern<gather_body>)
       .summary("out[i] = table[f(i)] for sequential, strided (132 B) and random f: global vs __ldg vs texture")
-      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element access i reads"))
+      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)},
+                          "which element access i reads"))
       .axis(source_axis())
       .axis(axis::pow2("table_bytes", {24, 30}, "table size: L2-resident or DRAM")
                 .with_range(4, std::int64_t{1} << 34)
                 .with_verify({std::int64_t{4}, std::int64_t{4 * 1021}, std::int64_t{1} << 24}))
-      .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (std::uint64_t{1} << 28); })
+      .footprint([](const axis_point& p) {
+        return static_cast<std::uint64_t>(p.get_int("table_bytes")) + (std::uint64_t{1} << 28);
+      })
       .baseline("source", std::string("global"), "speedup_vs_global");
   s.add("latency", by_source_pattern<latency_body>)
-      .summary("one warp of dependent loads in each pattern (the seed's ns-per-access table): global vs __ldg vs texture")
-      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)}, "which element load k of a lane reads"))
+      .summary(
+          "one warp of dependent loads in each pattern (the seed's ns-per-access table): global vs __ldg vs texture")
+      .axis(axis::strings("pattern", {std::begin(pattern_names), std::end(pattern_names)},
+                          "which element load k of a lane reads"))
       .axis(source_axis())
       .axis(axis::pow2("table_bytes", {28}, "table size (zeros)")
                 .with_range(4, std::int64_t{1} << 34)
@@ -438,7 +474,8 @@ void register_texture(registry& reg) {
   box.fixed_axis.clear();
   box.label = present::label_axes({"source", "shape"});
   s.chart(acc).chart(lat).chart(box).finding(texture_findings);
-  s.fact(advise::question::texture_gather, {"access"}, "a random gather through a texture object against plain loads", texture_gather_fact);
+  s.fact(advise::question::texture_gather, {"access"}, "a random gather through a texture object against plain loads",
+         texture_gather_fact);
 }
 
 MEMSCOPE_REGISTER_SUITE(150, register_texture);

@@ -78,7 +78,8 @@ void record_placement(case_state& st, const host_placement& p, const tr::host_me
     st.add_label("host_node", "not placed: " + p.why);
     return;
   }
-  st.add_label("host_node", on >= 0 ? fmt::format("{} ({})", on, p.why) : fmt::format("asked for {} ({}); the kernel would not say", p.node, p.why));
+  st.add_label("host_node", on >= 0 ? fmt::format("{} ({})", on, p.why)
+                                    : fmt::format("asked for {} ({}); the kernel would not say", p.node, p.why));
   if (p.strict && on >= 0 && on != p.node)
     st.check(verify_result::fail(fmt::format("the host pages are on NUMA node {}, not {}", on, p.node)));
 }
@@ -139,7 +140,9 @@ void copy_case(case_state& st) {
   // The misaligned case: the host buffers start `offset` bytes past their allocation.
   const auto offset = st.has_axis("offset") ? static_cast<std::size_t>(st.get_int("offset")) : 0;
   if (sm && !tr::is_mapped(kind))
-    st.skip("pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register it)");
+    st.skip(
+        "pageable memory is not mapped into the GPU's address space: an SM kernel cannot reach it (pin or register "
+        "it)");
   const cudaStream_t s = st.stream();
   const std::uint64_t seed = st.seed();
   const auto link = host_link_of(st.device());
@@ -191,7 +194,8 @@ void copy_case(case_state& st) {
     // direction's end marked.
     if (up && down) {
       clock.start(main);
-      streams.run(main, {[&](cudaStream_t q) { upload(q), clock.up_done(q); }, [&](cudaStream_t q) { download(q), clock.down_done(q); }});
+      streams.run(main, {[&](cudaStream_t q) { upload(q), clock.up_done(q); },
+                         [&](cudaStream_t q) { download(q), clock.down_done(q); }});
     } else if (up) {
       upload(main);
     } else {
@@ -273,7 +277,8 @@ void overlap_case(case_state& st) {
   if (download) st.check(tr::verify_pattern(h_down.device_pointer(), bytes, seed + 1, s, "download"));
   // An even number of passes ends with the copy back into d_work_b from a.
   if (kernel) st.check(tr::verify_pattern(d_work_b.data(), bytes, seed + 2, s, "kernel"));
-  st.add_label("kernel", fmt::format("{} device copies of {}", overlap_policy::kernel_passes, format_bytes(static_cast<double>(bytes))));
+  st.add_label("kernel", fmt::format("{} device copies of {}", overlap_policy::kernel_passes,
+                                     format_bytes(static_cast<double>(bytes))));
   st.add_bytes_read(bytes * (upload + download));
   // Serial copies take the link one direction at a time; overlapped ones both at once.
   if (upload || download) record_host_link(st, host_link_of(st.device()), spread ? 2 : 1);
@@ -298,7 +303,8 @@ struct engine_pairings {
 
   static engine_pairings at_largest(const present::suite_view& v) {
     engine_pairings p{present::largest(v.rows(present::where("engines")), "bytes"), {}};
-    for (const auto* r : v.rows(present::where("engines", {{"bytes", p.size}}))) p.by[{r->string_axis("up"), r->string_axis("down")}] = r;
+    for (const auto* r : v.rows(present::where("engines", {{"bytes", p.size}})))
+      p.by[{r->string_axis("up"), r->string_axis("down")}] = r;
     return p;
   }
   static double rate(const case_result& r, const std::string& dir) { return r.metric(dir + "_gbps"); }
@@ -318,7 +324,8 @@ struct engine_pairings {
       if (e.first == e.second || !split(*r)) continue;
       const bool sm_up = e.first == "sm_kernel";
       const std::string ce_dir = sm_up ? "d2h" : "h2d", sm_dir = sm_up ? "h2d" : "d2h";
-      out.push_back({r, ce_dir, sm_dir, rate(*r, ce_dir) / rate(*ce->second, ce_dir), rate(*r, sm_dir) / rate(*ce->second, sm_dir)});
+      out.push_back({r, ce_dir, sm_dir, rate(*r, ce_dir) / rate(*ce->second, ce_dir),
+                     rate(*r, sm_dir) / rate(*ce->second, sm_dir)});
     }
     return out;
   }
@@ -334,18 +341,21 @@ void engines_findings(const present::suite_view& v, std::vector<std::string>& ou
   const auto p = engine_pairings::at_largest(v);
   if (p.by.empty()) return;
   const auto split = [](const case_result& r) {
-    return engine_pairings::split(r) ? fmt::format(" (h2d {}, d2h {})", gbs(engine_pairings::rate(r, "h2d")), gbs(engine_pairings::rate(r, "d2h")))
+    return engine_pairings::split(r) ? fmt::format(" (h2d {}, d2h {})", gbs(engine_pairings::rate(r, "h2d")),
+                                                   gbs(engine_pairings::rate(r, "d2h")))
                                      : std::string(" (one launch)");
   };
   std::string line;
   for (const auto& [engines, r] : p.by)
-    line += fmt::format("{}{} up + {} down {}{}", line.empty() ? "" : "; ", engine_short(engines.first), engine_short(engines.second),
-                        gbs(r->gbps), split(*r));
-  out.push_back(fmt::format("both ways at once, {} each way from pinned memory: {}", format_bytes(static_cast<double>(p.size)), line));
+    line += fmt::format("{}{} up + {} down {}{}", line.empty() ? "" : "; ", engine_short(engines.first),
+                        engine_short(engines.second), gbs(r->gbps), split(*r));
+  out.push_back(fmt::format("both ways at once, {} each way from pinned memory: {}",
+                            format_bytes(static_cast<double>(p.size)), line));
   for (const auto& m : p.mixed_pairings())
-    out.push_back(fmt::format("the copy engine's {} beside an SM kernel's {}: {:.2f}x its rate beside a second copy engine; the "
-                              "kernel's {} {:.2f}x the copy engine's there (together {:.2f}x the two copy engines)",
-                              m.ce_dir, m.sm_dir, m.ce_kept, m.sm_dir, m.sm_against_ce, m.row->gbps / p.copy_engines()->gbps));
+    out.push_back(
+        fmt::format("the copy engine's {} beside an SM kernel's {}: {:.2f}x its rate beside a second copy engine; the "
+                    "kernel's {} {:.2f}x the copy engine's there (together {:.2f}x the two copy engines)",
+                    m.ce_dir, m.sm_dir, m.ce_kept, m.sm_dir, m.sm_against_ce, m.row->gbps / p.copy_engines()->gbps));
 }
 
 /// Best figure per (engine, memory, direction) at the largest size, against the link; the SM
@@ -366,12 +376,13 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   for (const char* dir : {"h2d", "d2h", "both"}) {
     std::string line;
     for (const char* mem : {"pageable", "pinned", "write_combined", "registered"}) {
-      const auto rows = v.rows(present::where("copy", {{"direction", std::string(dir)}, {"memory", std::string(mem)},
-                                                      {"bytes", size}}));
+      const auto rows = v.rows(
+          present::where("copy", {{"direction", std::string(dir)}, {"memory", std::string(mem)}, {"bytes", size}}));
       for (const auto* r : rows) {
         line += fmt::format("{}{} {} {}", line.empty() ? "" : "; ", mem, engine_short(r->string_axis("engine")),
                             gbs(r->gbps));
-        if (r->metric(link_gbps_metric) > 0) line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric(link_gbps_metric));
+        if (r->metric(link_gbps_metric) > 0)
+          line += fmt::format(" ({:.2f}x the link)", r->gbps / r->metric(link_gbps_metric));
       }
     }
     if (!line.empty()) out.push_back(fmt::format("{} at {}: {}", dir, format_bytes(static_cast<double>(size)), line));
@@ -380,19 +391,22 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   const auto* worst = present::worst_by(sm_rows, present::metric_of("vs_copy_engine"));
   const auto* best = present::best_by(sm_rows, present::metric_of("vs_copy_engine"));
   if (worst && best)
-    out.push_back(fmt::format("the SM kernel on mapped host memory at {}: {:.3f}x to {:.3f}x the copy engine (lowest: {} {})",
-                              format_bytes(static_cast<double>(size)), worst->metric("vs_copy_engine"),
-                              best->metric("vs_copy_engine"), worst->string_axis("memory"), worst->string_axis("direction")));
+    out.push_back(
+        fmt::format("the SM kernel on mapped host memory at {}: {:.3f}x to {:.3f}x the copy engine (lowest: {} {})",
+                    format_bytes(static_cast<double>(size)), worst->metric("vs_copy_engine"),
+                    best->metric("vs_copy_engine"), worst->string_axis("memory"), worst->string_axis("direction")));
   // The smallest copies are latency: said only where the run measured small ones.
   const auto smallest = copies.empty() ? 0 : present::int_values(copies, "bytes").front();
   for (const char* engine : {"copy_engine", "sm_kernel"}) {
     if (smallest > transfer_policy::latency_bytes) break;
-    if (const auto* r = present::best_by(
-            v.rows(present::where("copy", {{"engine", std::string(engine)}, {"memory", std::string("pinned")},
-                                           {"direction", std::string("h2d")}, {"bytes", smallest}})),
-            [](const case_result& x) { return -x.stats.median; }))
+    if (const auto* r = present::best_by(v.rows(present::where("copy", {{"engine", std::string(engine)},
+                                                                        {"memory", std::string("pinned")},
+                                                                        {"direction", std::string("h2d")},
+                                                                        {"bytes", smallest}})),
+                                         [](const case_result& x) { return -x.stats.median; }))
       out.push_back(fmt::format("a {}-byte pinned upload by the {}: {:.2f} us (latency, not bandwidth)", smallest,
-                                engine == std::string("sm_kernel") ? "SM kernel" : "copy engine", r->stats.median * 1e6));
+                                engine == std::string("sm_kernel") ? "SM kernel" : "copy engine",
+                                r->stats.median * 1e6));
   }
   // Host buffers off alignment: each engine against itself on an aligned buffer.
   for (const char* dir : {"h2d", "d2h", "both"}) {
@@ -401,7 +415,9 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
       if (const auto offset = r->int_axis("offset").value_or(0); offset != 0 && r->metric("vs_aligned") > 0)
         line += fmt::format("{}{} +{} B {:.2f}x", line.empty() ? "" : "; ", engine_short(r->string_axis("engine")),
                             offset, r->metric("vs_aligned"));
-    if (!line.empty()) out.push_back(fmt::format("{} from a pinned buffer off alignment, against the same engine aligned: {}", dir, line));
+    if (!line.empty())
+      out.push_back(
+          fmt::format("{} from a pinned buffer off alignment, against the same engine aligned: {}", dir, line));
   }
   std::string numa;
   for (const auto* r : v.rows(present::where("numa", {{"node", std::string("far")}})))
@@ -414,50 +430,61 @@ void transfer_findings(const present::suite_view& v, std::vector<std::string>& o
   for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
   if (t.count("overlapped") && t.count("serial") && t.count("kernel") && t.count("h2d") && t.count("d2h")) {
     const double longest = std::max({t["kernel"], t["h2d"], t["d2h"]});
-    out.push_back(fmt::format("overlap: kernel {:.2f} ms, upload {:.2f} ms, download {:.2f} ms; one stream {:.2f} ms, three "
-                              "streams {:.2f} ms = {:.2f}x faster ({:.0f}% of the way from one stream to the longest part alone)",
-                              t["kernel"] * 1e3, t["h2d"] * 1e3, t["d2h"] * 1e3, t["serial"] * 1e3, t["overlapped"] * 1e3,
-                              t["serial"] / t["overlapped"],
-                              100 * (t["serial"] - t["overlapped"]) / std::max(1e-12, t["serial"] - longest)));
+    out.push_back(fmt::format(
+        "overlap: kernel {:.2f} ms, upload {:.2f} ms, download {:.2f} ms; one stream {:.2f} ms, three "
+        "streams {:.2f} ms = {:.2f}x faster ({:.0f}% of the way from one stream to the longest part alone)",
+        t["kernel"] * 1e3, t["h2d"] * 1e3, t["d2h"] * 1e3, t["serial"] * 1e3, t["overlapped"] * 1e3,
+        t["serial"] / t["overlapped"], 100 * (t["serial"] - t["overlapped"]) / std::max(1e-12, t["serial"] - longest)));
   }
 }
 
 std::optional<present::fact_value> host_transfer_fact(const present::suite_view& v, std::optional<double> at) {
-  const auto rows = v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")}}));
+  const auto rows =
+      v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")}}));
   present::fact_value f;
   const auto size = present::size_for_fact(rows, "bytes", at, f.nearest_note);
   const auto pick = [&](const char* mem) {
-    return present::best_by(v.rows(present::where("copy", {{"engine", std::string("copy_engine")}, {"direction", std::string("h2d")},
-                                                           {"memory", std::string(mem)}, {"bytes", size}})),
+    return present::best_by(v.rows(present::where("copy", {{"engine", std::string("copy_engine")},
+                                                           {"direction", std::string("h2d")},
+                                                           {"memory", std::string(mem)},
+                                                           {"bytes", size}})),
                             present::gbps());
   };
   const auto *pinned = pick("pinned"), *pageable = pick("pageable");
   if (!pinned || !pageable) return std::nullopt;
-  f.text = fmt::format("a {} upload: pinned {:.1f} GB/s, pageable {:.1f} GB/s ({:.1f}x slower){}",
-                       format_bytes(static_cast<double>(size)), pinned->gbps, pageable->gbps, pinned->gbps / pageable->gbps,
-                       pinned->labels.count(link_label) ? ", over " + pinned->labels.at(link_label) : std::string());
+  f.text =
+      fmt::format("a {} upload: pinned {:.1f} GB/s, pageable {:.1f} GB/s ({:.1f}x slower){}",
+                  format_bytes(static_cast<double>(size)), pinned->gbps, pageable->gbps, pinned->gbps / pageable->gbps,
+                  pinned->labels.count(link_label) ? ", over " + pinned->labels.at(link_label) : std::string());
   f.value = pinned->gbps;
   return f;
 }
 
 std::optional<present::fact_value> zero_copy_fact(const present::suite_view& v, std::optional<double>) {
-  const auto rows = v.rows(present::where("copy", {{"memory", std::string("pinned")}, {"direction", std::string("h2d")}}));
+  const auto rows =
+      v.rows(present::where("copy", {{"memory", std::string("pinned")}, {"direction", std::string("h2d")}}));
   const auto size = present::largest(rows, "bytes");
-  const auto* sm = present::best_by(present::filter(rows, [&](const case_result& r) {
-    return r.string_axis("engine") == "sm_kernel" && r.int_axis("bytes") == size; }), present::gbps());
+  const auto* sm = present::best_by(
+      present::filter(
+          rows,
+          [&](const case_result& r) { return r.string_axis("engine") == "sm_kernel" && r.int_axis("bytes") == size; }),
+      present::gbps());
   if (!sm || !(sm->metric("vs_copy_engine") > 0)) return std::nullopt;
-  return present::fact_value{fmt::format("a kernel reading mapped pinned memory ({}): {:.1f} GB/s = {:.2f}x the copy engine",
-                                         format_bytes(static_cast<double>(size)), sm->gbps, sm->metric("vs_copy_engine")),
-                             sm->metric("vs_copy_engine"), "", ""};
+  return present::fact_value{
+      fmt::format("a kernel reading mapped pinned memory ({}): {:.1f} GB/s = {:.2f}x the copy engine",
+                  format_bytes(static_cast<double>(size)), sm->gbps, sm->metric("vs_copy_engine")),
+      sm->metric("vs_copy_engine"), "", ""};
 }
 
 std::optional<present::fact_value> overlap_fact(const present::suite_view& v, std::optional<double>) {
   std::map<std::string, double> t;
   for (const auto* r : v.rows(present::where("overlap"))) t[r->string_axis("work")] = r->stats.median;
   if (!t.count("serial") || !t.count("overlapped")) return std::nullopt;
-  return present::fact_value{fmt::format("a kernel, an upload and a download: {:.2f} ms on one stream, {:.2f} ms on three "
-                                         "({:.2f}x)", t["serial"] * 1e3, t["overlapped"] * 1e3, t["serial"] / t["overlapped"]),
-                             t["serial"] / t["overlapped"], "", ""};
+  return present::fact_value{
+      fmt::format("a kernel, an upload and a download: {:.2f} ms on one stream, {:.2f} ms on three "
+                  "({:.2f}x)",
+                  t["serial"] * 1e3, t["overlapped"] * 1e3, t["serial"] / t["overlapped"]),
+      t["serial"] / t["overlapped"], "", ""};
 }
 
 /// The engines case at its largest size: a copy engine's direction beside a kernel's the other
@@ -465,23 +492,27 @@ std::optional<present::fact_value> overlap_fact(const present::suite_view& v, st
 std::optional<present::fact_value> mixed_engines_fact(const present::suite_view& v, std::optional<double>) {
   const auto p = engine_pairings::at_largest(v);
   const auto mixed = p.mixed_pairings();
-  const auto worst = std::min_element(mixed.begin(), mixed.end(), [](const auto& a, const auto& b) { return a.ce_kept < b.ce_kept; });
+  const auto worst =
+      std::min_element(mixed.begin(), mixed.end(), [](const auto& a, const auto& b) { return a.ce_kept < b.ce_kept; });
   if (worst == mixed.end()) return std::nullopt;
-  return present::fact_value{fmt::format("both ways at once, {} each way: the copy engine's {} beside a kernel moving the other way "
-                                         "through mapped memory {} ({:.2f}x its rate beside a second copy engine); the two together "
-                                         "{} against {} for two copy engines",
-                                         format_bytes(static_cast<double>(p.size)), worst->ce_dir,
-                                         gbs(engine_pairings::rate(*worst->row, worst->ce_dir)), worst->ce_kept, gbs(worst->row->gbps),
-                                         gbs(p.copy_engines()->gbps)),
-                             worst->ce_kept, "", ""};
+  return present::fact_value{
+      fmt::format("both ways at once, {} each way: the copy engine's {} beside a kernel moving the other way "
+                  "through mapped memory {} ({:.2f}x its rate beside a second copy engine); the two together "
+                  "{} against {} for two copy engines",
+                  format_bytes(static_cast<double>(p.size)), worst->ce_dir,
+                  gbs(engine_pairings::rate(*worst->row, worst->ce_dir)), worst->ce_kept, gbs(worst->row->gbps),
+                  gbs(p.copy_engines()->gbps)),
+      worst->ce_kept, "", ""};
 }
 
 // The copy and numa cases move the same copies: one declaration of their shared axes.
 axis engine_axis() {
-  return axis::strings("engine", {"copy_engine", "sm_kernel"}, "cudaMemcpyAsync, or a kernel reading/writing mapped host memory");
+  return axis::strings("engine", {"copy_engine", "sm_kernel"},
+                       "cudaMemcpyAsync, or a kernel reading/writing mapped host memory");
 }
 axis direction_axis() {
-  return axis::strings("direction", {"h2d", "d2h", "both"}, "host to device, device to host, both at once (two streams)");
+  return axis::strings("direction", {"h2d", "d2h", "both"},
+                       "host to device, device to host, both at once (two streams)");
 }
 std::uint64_t copy_footprint(const axis_point& p) {
   return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
@@ -490,7 +521,8 @@ std::uint64_t copy_footprint(const axis_point& p) {
 }  // namespace
 
 void register_transfer(registry& reg) {
-  suite s{reg, "transfer", "host <-> GPU: pageable, pinned, write-combined, registered; copy engine vs SM zero-copy; overlap"};
+  suite s{reg, "transfer",
+          "host <-> GPU: pageable, pinned, write-combined, registered; copy engine vs SM zero-copy; overlap"};
   s.add("copy", copy_case)
       .summary("bytes between host memory and the GPU, by the copy engine or an SM kernel on mapped memory")
       .axis(engine_axis())
@@ -505,7 +537,8 @@ void register_transfer(registry& reg) {
       .footprint(copy_footprint);
   s.add("numa", copy_case)
       .summary("the copy case with the host buffers on the NUMA node nearest the GPU or the farthest from it")
-      .axis(axis::strings("node", {"near", "far"}, "the host node sysfs puts nearest the GPU, or the farthest from that one"))
+      .axis(axis::strings("node", {"near", "far"},
+                          "the host node sysfs puts nearest the GPU, or the farthest from that one"))
       .axis(engine_axis())
       .axis(axis::strings("memory", {"pageable", "pinned"}, "malloc-like pageable memory, or cudaHostAlloc"))
       .axis(direction_axis())
@@ -513,21 +546,26 @@ void register_transfer(registry& reg) {
       .baseline("node", std::string("near"), "vs_near")
       .footprint(copy_footprint);
   s.add("misaligned", copy_case)
-      .summary("the copy case with the pinned host buffer starting some bytes past its allocation (the device side aligned)")
+      .summary(
+          "the copy case with the pinned host buffer starting some bytes past its allocation (the device side aligned)")
       .axis(engine_axis())
       .axis(axis::strings("memory", {"pinned"}, "cudaHostAlloc"))
       .axis(direction_axis())
-      .axis(axis::integers("offset", {0, 1, 4, 8, 64}, "bytes the host buffer starts past its (page-aligned) allocation")
-                .with_range(0, 4095))
+      .axis(
+          axis::integers("offset", {0, 1, 4, 8, 64}, "bytes the host buffer starts past its (page-aligned) allocation")
+              .with_range(0, 4095))
       .axis(axis::pow2("bytes", {28}, "bytes per direction").with_verify({std::int64_t{1000003}}))
       .baseline("offset", std::int64_t{0}, "vs_aligned")
       .baseline("engine", std::string("copy_engine"), "vs_copy_engine")
       .footprint(copy_footprint);
   s.add("engines", copy_case)
-      .summary("both directions at once from pinned memory, each by its own engine: two copy engines, two SM copies in one "
-               "launch, or one of each (h2d_gbps, d2h_gbps: what each direction got of the link)")
-      .axis(axis::strings("up", {"copy_engine", "sm_kernel"}, "what moves host to device: cudaMemcpyAsync, or a kernel reading mapped host memory"))
-      .axis(axis::strings("down", {"copy_engine", "sm_kernel"}, "what moves device to host: cudaMemcpyAsync, or a kernel writing mapped host memory"))
+      .summary(
+          "both directions at once from pinned memory, each by its own engine: two copy engines, two SM copies in one "
+          "launch, or one of each (h2d_gbps, d2h_gbps: what each direction got of the link)")
+      .axis(axis::strings("up", {"copy_engine", "sm_kernel"},
+                          "what moves host to device: cudaMemcpyAsync, or a kernel reading mapped host memory"))
+      .axis(axis::strings("down", {"copy_engine", "sm_kernel"},
+                          "what moves device to host: cudaMemcpyAsync, or a kernel writing mapped host memory"))
       .axis(axis::strings("memory", {"pinned"}, "cudaHostAlloc"))
       .axis(axis::pow2("bytes", {28, 30}, "bytes per direction")
                 .with_quick({std::int64_t{1} << 26})
@@ -536,32 +574,40 @@ void register_transfer(registry& reg) {
   s.add("overlap", overlap_case)
       .summary("a device-memory kernel, an upload and a download (pinned): alone, on one stream, on three")
       .axis(axis::strings("work", {"kernel", "h2d", "d2h", "serial", "overlapped"}, "what one launch enqueues"))
-      .axis(axis::pow2("bytes", {28}, "bytes per copy and per kernel pass")
-                .with_verify({std::int64_t{1000003}}))
+      .axis(axis::pow2("bytes", {28}, "bytes per copy and per kernel pass").with_verify({std::int64_t{1000003}}))
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 4; });
 
-  auto lines = present::line_plot("Host to device and back, by size ({panel})", present::label_axes({"engine", "memory"}),
-                                  "bytes", present::gbps(), "bytes per direction", "GB/s", present::scale::log2_bytes);
+  auto lines =
+      present::line_plot("Host to device and back, by size ({panel})", present::label_axes({"engine", "memory"}),
+                         "bytes", present::gbps(), "bytes per direction", "GB/s", present::scale::log2_bytes);
   lines.keep = present::case_is("copy");
   lines.panel_axis = "direction";
   lines.y_scale = present::scale::log10;
   lines.with_sample_spread();
   s.chart(lines);
-  s.chart(present::link_bars("Transfers at {fixed} per direction", present::label_axes({"direction", "engine", "memory"}),
+  s.chart(present::link_bars("Transfers at {fixed} per direction",
+                             present::label_axes({"direction", "engine", "memory"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",
                              "GB/s (bytes over the link / median time)"))
-      .chart(present::link_bars("Pinned host buffers off alignment, {fixed} per direction",
-                                present::label_axes({"direction", "engine", "offset"}),
-                                [](const case_result& r) { return r.int_axis("offset").value_or(0) == 0; }, "the same engine aligned",
-                                "misaligned", "GB/s (bytes over the link / median time)"))
-      .chart(present::link_bars("Both ways at once from pinned memory, {fixed} each way, each way by its own engine",
-                                present::label_axes({"up", "down"}),
-                                [](const case_result& r) { return r.string_axis("up") == "copy_engine" && r.string_axis("down") == "copy_engine"; },
-                                "two copy engines", "engines", "GB/s (bytes over the link both ways / median time)"))
+      .chart(present::link_bars(
+          "Pinned host buffers off alignment, {fixed} per direction",
+          present::label_axes({"direction", "engine", "offset"}),
+          [](const case_result& r) { return r.int_axis("offset").value_or(0) == 0; }, "the same engine aligned",
+          "misaligned", "GB/s (bytes over the link / median time)"))
+      .chart(present::link_bars(
+          "Both ways at once from pinned memory, {fixed} each way, each way by its own engine",
+          present::label_axes({"up", "down"}),
+          [](const case_result& r) {
+            return r.string_axis("up") == "copy_engine" && r.string_axis("down") == "copy_engine";
+          },
+          "two copy engines", "engines", "GB/s (bytes over the link both ways / median time)"))
       .finding(transfer_findings);
-  s.fact(advise::question::host_transfer, {"copy"}, "host to GPU by the copy engine, pinned against pageable", host_transfer_fact);
-  s.fact(advise::question::zero_copy, {"copy"}, "a kernel reading mapped pinned host memory against the copy engine", zero_copy_fact);
-  s.fact(advise::question::mixed_engines, {"engines"}, "a copy engine beside a kernel moving the other way through mapped memory, against two copy engines",
+  s.fact(advise::question::host_transfer, {"copy"}, "host to GPU by the copy engine, pinned against pageable",
+         host_transfer_fact);
+  s.fact(advise::question::zero_copy, {"copy"}, "a kernel reading mapped pinned host memory against the copy engine",
+         zero_copy_fact);
+  s.fact(advise::question::mixed_engines, {"engines"},
+         "a copy engine beside a kernel moving the other way through mapped memory, against two copy engines",
          mixed_engines_fact);
   s.fact(advise::question::copy_overlap, {"overlap"}, "copies and a kernel on three streams against one", overlap_fact);
 }

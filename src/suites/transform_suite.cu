@@ -60,7 +60,6 @@ void points_case(case_state& st, std::size_t n) {
   st.exec([&](cudaStream_t st_) { tf::apply(src, in.data(), out.data(), n, m, d_matrix.data(), st_); });
 }
 
-
 }  // namespace
 
 void register_transform(registry& reg) {
@@ -80,10 +79,12 @@ void register_transform(registry& reg) {
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("elements")) * 32; })
       .baseline("matrix", std::string("constant"), "speedup_vs_constant");
 
-  auto c = present::gbps_bars("4x4 transform by matrix source ({fixed} points)", present::label_axes({"matrix", "point"}),
-                              present::axis_is("matrix", "constant"), "the matrix in __constant__");
+  auto c =
+      present::gbps_bars("4x4 transform by matrix source ({fixed} points)", present::label_axes({"matrix", "point"}),
+                         present::axis_is("matrix", "constant"), "the matrix in __constant__");
   c.fixed_axis = "elements";
-  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_constant", "matrix outside __constant__, speed relative to __constant__"));
+  s.chart(c).finding(present::spread_vs_baseline("speedup_vs_constant",
+                                                 "matrix outside __constant__, speed relative to __constant__"));
 }
 
 MEMSCOPE_REGISTER_SUITE(90, register_transform);

@@ -35,8 +35,8 @@ namespace tp = memscope::transpose;
 namespace bw = memscope::bandwidth;
 
 // In tp::variant's order.
-const char* const kernel_names[] = {"naive",      "tiled",    "padded",  "swizzled", "padded64",
-                                    "swizzled64", "sector64", "vector64"};
+const char* const kernel_names[] = {"naive",    "tiled",      "padded",   "swizzled",
+                                    "padded64", "swizzled64", "sector64", "vector64"};
 static_assert(std::size(kernel_names) == static_cast<std::size_t>(tp::variant::vector64) + 1, "a name per variant");
 
 std::vector<std::string> kernel_axis_values() {
@@ -76,7 +76,6 @@ void transpose_case(case_state& st) {
                               cudaStream_t s) { tp::transpose(v, in, ld_in, out, ld_out, rows, cols, s); });
 }
 
-
 /// The vector kernel's tile study: tile shape (input rows x columns), threads, block order and
 /// cache hints, each a vector_policy (the library's vector64 is the first).
 template <class P>
@@ -98,14 +97,16 @@ struct tile_choice {
   transpose_fn run;
 };
 /// The library's vector64: its tiles, in its block order (which follows the input pitch).
-void library_vector64(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols, cudaStream_t s) {
+void library_vector64(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows, int cols,
+                      cudaStream_t s) {
   tp::transpose(tp::variant::vector64, in, ld_in, out, ld_out, rows, cols, s);
 }
 
 // Each choice changes one thing from a neighbour: threads, output run, block order, hints, tile.
 namespace order = tp::block_order;
-static_assert(std::is_same_v<hinted<tp::default_vector_policy, tp::default_vector_policy::streaming>, tp::default_vector_policy>,
-              "hinted<> rebuilds a policy from its members");
+static_assert(
+    std::is_same_v<hinted<tp::default_vector_policy, tp::default_vector_policy::streaming>, tp::default_vector_policy>,
+    "hinted<> rebuilds a policy from its members");
 const tile_choice tile_choices[] = {
     {"vector64", library_vector64},
     {"vector64-streaming", vector_with<hinted<tp::default_vector_policy, true>>()},
@@ -157,8 +158,8 @@ void transpose_findings(const present::suite_view& v, std::vector<std::string>& 
                                        [](const case_result& r) { return r.fraction_of_copy; });
       if (b == nullptr) continue;
       const double sm = b->metric("vs_sm_copy"), naive = b->metric("speedup_vs_naive");
-      out.push_back(fmt::format("{}{}{}: best {} at {:.3f}x the copy ceiling{}{}", shape, layout.empty() ? "" : " ", layout,
-                                b->string_axis("kernel"), b->fraction_of_copy,
+      out.push_back(fmt::format("{}{}{}: best {} at {:.3f}x the copy ceiling{}{}", shape, layout.empty() ? "" : " ",
+                                layout, b->string_axis("kernel"), b->fraction_of_copy,
                                 sm > 0 ? fmt::format(", {:.3f}x an SM copy of the same matrix", sm) : std::string(),
                                 naive > 0 ? fmt::format(", {:.1f}x the naive kernel", naive) : std::string()));
     }
@@ -167,9 +168,9 @@ void transpose_findings(const present::suite_view& v, std::vector<std::string>& 
   for (const auto& shape : present::string_values(tiles, "shape"))
     if (const auto* b = present::best_by(present::filter(tiles, present::axis_is("shape", shape)),
                                          [](const case_result& r) { return r.fraction_of_copy; }))
-      out.push_back(fmt::format("vector tile study, {} {}: best {} at {:.3f}x the copy ceiling, {:.3f}x the library's vector64",
-                                shape, b->string_axis("layout"), b->string_axis("tiles"), b->fraction_of_copy,
-                                b->metric("speedup_vs_vector64")));
+      out.push_back(fmt::format(
+          "vector tile study, {} {}: best {} at {:.3f}x the copy ceiling, {:.3f}x the library's vector64", shape,
+          b->string_axis("layout"), b->string_axis("tiles"), b->fraction_of_copy, b->metric("speedup_vs_vector64")));
 }
 
 }  // namespace
@@ -178,14 +179,16 @@ void register_transpose(registry& reg) {
   suite s{reg, "transpose", "matrix transposes through shared-memory tiles"};
   s.add("float", transpose_case)
       .summary("out[c][r] = in[r][c] for float matrices")
-      .axis(axis::strings("kernel", kernel_axis_values(),
-                          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled; sector64: "
-                          "64x64 padded, blocks down tile columns, output rows written in whole 32-byte sectors (each "
-                          "row's window shifted onto its sector where rows are off that grid); vector64: 64x64 of 16-byte "
-                          "vectors, 512 threads, blocks down tile columns (rows not 16-byte aligned go to sector64); "
-                          "sm_copy: no transpose, the matrix copied by the fastest SM copy kernel (4-byte elements, one "
-                          "block per tile)"))
-      .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192", "12289x9973"}, "ROWSxCOLS, any (e.g. --axis shape=1000x3)")
+      .axis(axis::strings(
+          "kernel", kernel_axis_values(),
+          "scattered writes; 32x32 shared tile; padded; XOR-swizzled; 64x64 padded/swizzled; sector64: "
+          "64x64 padded, blocks down tile columns, output rows written in whole 32-byte sectors (each "
+          "row's window shifted onto its sector where rows are off that grid); vector64: 64x64 of 16-byte "
+          "vectors, 512 threads, blocks down tile columns (rows not 16-byte aligned go to sector64); "
+          "sm_copy: no transpose, the matrix copied by the fastest SM copy kernel (4-byte elements, one "
+          "block per tile)"))
+      .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192", "12289x9973"},
+                          "ROWSxCOLS, any (e.g. --axis shape=1000x3)")
                 .with_quick({std::string("16384x16384"), std::string("12289x9973")})
                 .with_verify({std::string("1x1"), std::string("1x1000"), std::string("1000x1"), std::string("33x31"),
                               std::string("257x1023"), std::string("2053x3001")})
@@ -199,13 +202,16 @@ void register_transpose(registry& reg) {
       .summary("the vector transpose's tile study: tile rows x columns / threads, block order, cache hints")
       .axis(axis::strings("tiles", tile_choice_names(),
                           "vector64: the library's (64x64/512-run256 down tile columns, taken from 64 KiB regions of "
-                          "the width in turn where the input pitch is a multiple of 128 KiB, no cache hints); vector64-streaming: the same "
-                          "with evict-first loads and stores (the library's until 2026-12-06); else input rows x columns per tile / threads per "
+                          "the width in turn where the input pitch is a multiple of 128 KiB, no cache hints); "
+                          "vector64-streaming: the same "
+                          "with evict-first loads and stores (the library's until 2026-12-06); else input rows x "
+                          "columns per tile / threads per "
                           "block, blocks down tile columns unless -rows (along tile rows), -bandN (down bands of N "
                           "tile rows) or -diagonal; -run256: a warp writes 256 bytes of each of 2 output rows "
                           "(otherwise 128 of each of 4); -cached: no evict-first hints"))
       .axis(axis::strings("shape", {"16384x16384", "8192x32768", "32768x8192"}, "ROWSxCOLS, any")
-                .with_verify({std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
+                .with_verify(
+                    {std::string("1x1"), std::string("33x31"), std::string("257x1023"), std::string("2053x3001")})
                 .with_validator([](const std::string& shape) { parse_matrix_shape(shape); }))
       .axis(layout_axis().with_quick({std::string("packed")}))
       .footprint(transpose_footprint)
@@ -214,8 +220,9 @@ void register_transpose(registry& reg) {
   auto kernels = present::gbps_bars("Transpose: kernels by shape", present::label_axes({"kernel", "shape", "layout"}),
                                     present::axis_is("kernel", "naive"), "the naive kernel");
   kernels.keep = present::case_is("float");
-  auto tiles = present::gbps_bars("Transpose: the vector kernel's tiles", present::label_axes({"tiles", "shape", "layout"}),
-                                  present::axis_is("tiles", "vector64"), "the library's vector64");
+  auto tiles =
+      present::gbps_bars("Transpose: the vector kernel's tiles", present::label_axes({"tiles", "shape", "layout"}),
+                         present::axis_is("tiles", "vector64"), "the library's vector64");
   tiles.keep = present::case_is("vector_tiles");
   s.chart(kernels).chart(tiles).finding(transpose_findings);
 }

@@ -150,8 +150,9 @@ TEST(Cli, GpuBadInput) {
 
 TEST(Cli, GpuTextureBeyondTheDeviceLimitsSkipsWithTheReason) {
   if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU: the limits are the device's";
-  const auto r = run("verify texture/fetch --axis source=array2d --axis filter=point --axis address=clamp "
-                     "--axis read=element --axis shape=2x4000000");
+  const auto r =
+      run("verify texture/fetch --axis source=array2d --axis filter=point --axis address=clamp "
+          "--axis read=element --axis shape=2x4000000");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("exceeds this GPU's limit"), std::string::npos) << r.out;
 }
@@ -209,9 +210,10 @@ TEST(Cli, ReportCompareAdviseBadInput) {
   f = std::fopen(cut_gz.c_str(), "wb");
   std::fputs("\x1f\x8b\x08\x00", f);  // a gzip header, and nothing after it
   std::fclose(f);
-  expect_one_line_error("compare " + cut_gz + " " + truncated, exit_usage, "gzip-compressed but cannot be read: truncated");
-  expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"), exit_usage,
-                        "no timed case in common");
+  expect_one_line_error("compare " + cut_gz + " " + truncated, exit_usage,
+                        "gzip-compressed but cannot be read: truncated");
+  expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"),
+                        exit_usage, "no timed case in common");
   expect_one_line_error("advise --read-only --written", exit_usage, "contradict");
   expect_one_line_error("advise --temporary --read-only", exit_usage, "contradict");
   expect_one_line_error("advise --bytes 0 --read-only", exit_usage, "at least 1");
@@ -222,7 +224,8 @@ TEST(Cli, ReportCompareAdviseBadInput) {
   expect_one_line_error("advise --read-only --access uniform", exit_usage, "--bytes");
   expect_one_line_error("advise --written --sharing grid --access irregular", exit_usage, "--bytes");
   expect_one_line_error("advise --bytes -5 --read-only", exit_usage, "--bytes");
-  expect_one_line_error("advise --written --sharing grid --bytes 1M --contention sometimes", exit_usage, "--contention takes");
+  expect_one_line_error("advise --written --sharing grid --bytes 1M --contention sometimes", exit_usage,
+                        "--contention takes");
   expect_one_line_error("advise --read-only --bytes 1M --contention low", exit_usage, "--sharing grid");
 }
 
@@ -296,13 +299,14 @@ TEST(Cli, CompressedResultsAreReadAndWrittenLikePlainOnes) {
 
 TEST(Cli, AdviseAnswersTheSeedsExamples) {
   const std::pair<const char*, const char*> examples[] = {
-      {"--read-only --bytes 16 --access uniform", "use:        constant memory"},                     // filter coefficients
-      {"--read-only --bytes 64 --access uniform", "use:        constant memory"},                     // a 4x4 matrix
-      {"--read-only --bytes 256M --access irregular", "use:        global memory"},                   // a large lookup table
-      {"--written --bytes 1K --sharing block", "use:        shared memory"},                          // per-block partial sums
+      {"--read-only --bytes 16 --access uniform", "use:        constant memory"},    // filter coefficients
+      {"--read-only --bytes 64 --access uniform", "use:        constant memory"},    // a 4x4 matrix
+      {"--read-only --bytes 256M --access irregular", "use:        global memory"},  // a large lookup table
+      {"--written --bytes 1K --sharing block", "use:        shared memory"},         // per-block partial sums
       // With a size, the bundled histogram measurements decide (65536 bins: a split cluster,
       // 2^19 bins: L2 atomics; 1024 bins: one block's private copy).
-      {"--written --bytes 256K --sharing grid --access irregular", "use:        shared memory of a thread-block cluster"},
+      {"--written --bytes 256K --sharing grid --access irregular",
+       "use:        shared memory of a thread-block cluster"},
       {"--written --bytes 2M --sharing grid --access irregular", "use:        global memory with atomics"},
       {"--written --bytes 4K --sharing grid --access irregular", "use:        shared memory per block"},
       // The atomics suite answers for the contention the user describes.
@@ -318,7 +322,9 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
   }
   // The command that measures every cited figure names cases, not suites: it can be pasted.
   const auto host = run("advise --from-host every-iteration");
-  EXPECT_NE(host.out.find("measure:    memscope run transfer/copy transfer/overlap transfer/engines "), std::string::npos) << host.out;
+  EXPECT_NE(host.out.find("measure:    memscope run transfer/copy transfer/overlap transfer/engines "),
+            std::string::npos)
+      << host.out;
 }
 
 // Issue 13's file and argument reproducers, as a user meets them.
@@ -351,8 +357,9 @@ TEST(Cli, ArgumentsMeanWhatTheySay) {
   const auto r = run("verify --axis bytes=2^20 bandwidth/memcpy");
   EXPECT_EQ(r.out.find("malformed"), std::string::npos) << r.out;
   EXPECT_TRUE(r.code == 0 || r.code == memscope::exit_no_device) << r.out;
-  expect_one_line_error("compare " + temp_results("a1.json", 1e-3) + " " + temp_results("b1.json", 1e-3) +
-                            " --fail-on-regression nan", memscope::exit_usage, "fail-on-regression");
+  expect_one_line_error(
+      "compare " + temp_results("a1.json", 1e-3) + " " + temp_results("b1.json", 1e-3) + " --fail-on-regression nan",
+      memscope::exit_usage, "fail-on-regression");
 }
 
 TEST(Cli, StoppingRuleAndJournalBadInput) {
@@ -435,7 +442,8 @@ TEST(Cli, GpuRunRecordsClockAndConvergence) {
   const auto r = run("run bandwidth/copy --quick --axis bytes=2^24 --axis type=f32 --json " + out);
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("SM clock while timing"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("bandwidth/copy: 5 points"), std::string::npos) << "one progress line per case under a pipe\n" << r.out;
+  EXPECT_NE(r.out.find("bandwidth/copy: 5 points"), std::string::npos) << "one progress line per case under a pipe\n"
+                                                                       << r.out;
   const auto doc = memscope::load_results(out);
   ASSERT_EQ(doc.results.size(), 5u);  // one per copy kernel
   const auto& row = doc.results[0];
@@ -478,8 +486,8 @@ TEST(Cli, GpuConcurrentRunsEveryBoardInItsOwnProcess) {
   if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
   const std::string dir = ::testing::TempDir() + "memscope-concurrent/";
   std::filesystem::remove_all(dir);
-  const auto r = run("run bandwidth/copy --quick --axis bytes=2^24 --axis type=f32 --device all --concurrent --json " + dir +
-                     "run.json");
+  const auto r = run("run bandwidth/copy --quick --axis bytes=2^24 --axis type=f32 --device all --concurrent --json " +
+                     dir + "run.json");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("at once (--concurrent)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("== GPU 0 =="), std::string::npos) << r.out;
@@ -504,7 +512,8 @@ TEST(Cli, GpuRankFilesMergeIntoOneFleetDocument) {
   const std::string dir = ::testing::TempDir() + "memscope-ranks/";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  const std::string args = "run bandwidth/copy --quick --quiet --axis bytes=2^24 --axis type=f32 --json " + dir + "bw.json";
+  const std::string args =
+      "run bandwidth/copy --quick --quiet --axis bytes=2^24 --axis type=f32 --json " + dir + "bw.json";
   std::vector<std::string> files;
   for (int rank = 0; rank < 2; ++rank) {
     const auto r = run(args, "SLURM_PROCID=" + std::to_string(rank) + " SLURM_LOCALID=0 SLURM_NTASKS=2 ");
@@ -533,7 +542,8 @@ namespace {
 /// SIGTERM to memscope only, and returns memscope's exit status and output.
 outcome stop_after_rows(const std::string& args, const std::string& journal_glob, int rows, const std::string& dir) {
   const std::string script = dir + "stop.sh", log = dir + "stop.log";
-  const std::string waiting = rows > 0 ? "[ \"$(cat " + journal_glob + " 2>/dev/null | grep -c '^{\"row\"')\" -lt " + std::to_string(rows) + " ]"
+  const std::string waiting = rows > 0 ? "[ \"$(cat " + journal_glob + " 2>/dev/null | grep -c '^{\"row\"')\" -lt " +
+                                             std::to_string(rows) + " ]"
                                        : "! ls " + journal_glob + " >/dev/null 2>&1";
   std::ofstream(script) << "MEMSCOPE_SELFTEST=1 " << exe() << " " << args << " > " << log << " 2>&1 &\n"
                         << "pid=$!\n"
@@ -586,7 +596,8 @@ TEST(Cli, GpuStopSignalWritesTheRowsAndResumeFinishes) {
   const std::string none = dir + "none.json";
   const auto early = stop_after_rows("run selftest/before" + rule + "--json " + none, none + ".journal", 0, dir);
   EXPECT_EQ(early.code, 128 + SIGTERM) << early.out;
-  EXPECT_NE(early.out.find("no point was measured; run it again, or: memscope run --resume " + none + ".journal"), std::string::npos)
+  EXPECT_NE(early.out.find("no point was measured; run it again, or: memscope run --resume " + none + ".journal"),
+            std::string::npos)
       << early.out;
   EXPECT_EQ(early.out.find("the rows measured so far"), std::string::npos) << early.out;
   const auto empty = memscope::load_results(none);

@@ -21,7 +21,8 @@ int main() {
   for (int i = 0; i < n; ++i) h[i] = static_cast<float>(i % bins) + 0.5f;
   float* d_samples = nullptr;
   std::uint32_t* d_hist = nullptr;
-  if (cudaMalloc(&d_samples, n * sizeof(float)) != cudaSuccess || cudaMalloc(&d_hist, bins * sizeof(std::uint32_t)) != cudaSuccess)
+  if (cudaMalloc(&d_samples, n * sizeof(float)) != cudaSuccess ||
+      cudaMalloc(&d_hist, bins * sizeof(std::uint32_t)) != cudaSuccess)
     return 1;
   cudaMemcpy(d_samples, h.data(), n * sizeof(float), cudaMemcpyHostToDevice);
   try {

@@ -10,13 +10,13 @@
 #include <cstdint>
 #include <random>
 
-#define MEMSCOPE_REQUIRE_GPU()                                      \
-  do {                                                              \
-    try {                                                           \
-      ::memscope::select_device(0);                                 \
-    } catch (const ::memscope::no_device_error& e) {                \
-      GTEST_SKIP() << "needs a CUDA GPU: " << e.what();             \
-    }                                                               \
+#define MEMSCOPE_REQUIRE_GPU()                          \
+  do {                                                  \
+    try {                                               \
+      ::memscope::select_device(0);                     \
+    } catch (const ::memscope::no_device_error& e) {    \
+      GTEST_SKIP() << "needs a CUDA GPU: " << e.what(); \
+    }                                                   \
   } while (0)
 
 namespace memscope::testing {

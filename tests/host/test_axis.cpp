@@ -51,7 +51,8 @@ TEST(Axis, QuickAndVerifySetsFallBackToFull) {
 TEST(Axis, OverridesAreCheckedAgainstTheAxis) {
   const std::vector<axis> axes = {axis::strings("type", {"f32", "f32x4"}),
                                   axis::pow2("bytes", {28}).with_range(1, std::int64_t{1} << 40)};
-  const auto pts = expand(axes, axis_set::full, {parse_axis_override("bytes=1K,2^12"), parse_axis_override("type=f32")});
+  const auto pts =
+      expand(axes, axis_set::full, {parse_axis_override("bytes=1K,2^12"), parse_axis_override("type=f32")});
   ASSERT_EQ(pts.size(), 2u);
   EXPECT_EQ(pts[1].get_int("bytes"), 4096);
   EXPECT_THROW(expand(axes, axis_set::full, {parse_axis_override("type=f64")}), usage_error);

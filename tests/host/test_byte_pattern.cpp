@@ -13,7 +13,8 @@ namespace tr = memscope::transfer;
 namespace {
 
 /// What the check must say, worked out one byte at a time.
-std::size_t mismatches_loop(const std::vector<std::uint8_t>& h, std::size_t at, std::size_t n, std::uint64_t seed, std::size_t& first) {
+std::size_t mismatches_loop(const std::vector<std::uint8_t>& h, std::size_t at, std::size_t n, std::uint64_t seed,
+                            std::size_t& first) {
   std::size_t bad = 0;
   first = n;
   for (std::size_t i = 0; i < n; ++i)
@@ -56,13 +57,16 @@ TEST(BytePattern, HostCheckCountsEveryWrongByteAndTheFirst) {
     // Several bytes of one word, the head and the tail bytes, and random ones across the cores' chunks.
     std::vector<std::size_t> hit = {0, n - 1, n / 2, n / 2 + 1, n / 2 + 2};
     for (int k = 0; k < 40; ++k) hit.push_back(gen() % n);
-    for (const std::size_t i : hit) h[at + i] = static_cast<std::uint8_t>(tr::pattern_byte(seed, at + i) ^ (1 + gen() % 255));
+    for (const std::size_t i : hit)
+      h[at + i] = static_cast<std::uint8_t>(tr::pattern_byte(seed, at + i) ^ (1 + gen() % 255));
     std::size_t want_first = 0, first = 0;
     const std::size_t want = mismatches_loop(h, at, n, seed, want_first);
     EXPECT_EQ(tr::count_pattern_mismatches_host(h.data() + at, n, seed, first, at), want) << "at=" << at;
     EXPECT_EQ(first, want_first) << "at=" << at;
     const auto v = tr::verify_pattern_host(h.data() + at, n, seed, "buffer", at);
     EXPECT_FALSE(v.passed);
-    EXPECT_NE(v.detail.find(std::to_string(want) + " of " + std::to_string(n) + " bytes wrong, first at 0"), std::string::npos) << v.detail;
+    EXPECT_NE(v.detail.find(std::to_string(want) + " of " + std::to_string(n) + " bytes wrong, first at 0"),
+              std::string::npos)
+        << v.detail;
   }
 }

@@ -12,6 +12,7 @@ TEST(CodeHere, NamesTheMachineCodeAndWhereItCameFrom) {
   // An 80-virtual build on an H200: the driver compiled the PTX for sm_90.
   EXPECT_EQ(describe_code_here({80, 90}, 90), "sm_90 (JIT-compiled from compute_80 PTX)");
   // The fat build on a GB300 (sm_103) runs its sm_100 machine code: no JIT.
-  EXPECT_EQ(describe_code_here({100, 100}, 103), "sm_100 (machine code for an earlier revision; runs unchanged on sm_103)");
+  EXPECT_EQ(describe_code_here({100, 100}, 103),
+            "sm_100 (machine code for an earlier revision; runs unchanged on sm_103)");
   EXPECT_EQ(describe_code_here({0, 0}, 90), "none: rebuild for this GPU");
 }

@@ -76,8 +76,24 @@ json* random_node(json& j, std::mt19937_64& rng) {
 
 void mutate_tree(json& j, std::mt19937_64& rng) {
   json* n = random_node(j, rng);
-  static const json values[] = {nullptr, -1, 0, 1, 1.5, -1e-300, 1e30, -1e30, 1e17, 1e308, 18446744073709551615ull,
-                                -9223372036854775807ll, "", "1", "x|y\n<b>\x1b[2J", true, json::array(), json::object()};
+  static const json values[] = {nullptr,
+                                -1,
+                                0,
+                                1,
+                                1.5,
+                                -1e-300,
+                                1e30,
+                                -1e30,
+                                1e17,
+                                1e308,
+                                18446744073709551615ull,
+                                -9223372036854775807ll,
+                                "",
+                                "1",
+                                "x|y\n<b>\x1b[2J",
+                                true,
+                                json::array(),
+                                json::object()};
   switch (rng() % 6) {
     case 0:  // replace with another value or type
       *n = values[rng() % (sizeof values / sizeof values[0])];
@@ -121,7 +137,8 @@ std::string consume(const json& j) {
   const auto html = report::render_html(doc, reg);
   if (const auto bad = printed_non_finite(html); !bad.empty()) return "the page shows " + bad;
   for (const auto& f : report::findings(doc, reg))
-    if (f.text.find("nan") != std::string::npos && f.text.find("nanos") == std::string::npos) return "finding: " + f.text;
+    if (f.text.find("nan") != std::string::npos && f.text.find("nanos") == std::string::npos)
+      return "finding: " + f.text;
   std::ostringstream text;
   print_table(doc, text);
   write_markdown(doc, text, {});
@@ -131,11 +148,12 @@ std::string consume(const json& j) {
     report::print(c, doc, doc, text);
     if (!report::regressions(c, 5).empty()) return "a file compared with itself regressed";
   } catch (const usage_error&) {
-  } catch (const results_error&) {
-  }
+  } catch (const results_error&) {}
   const std::pair<advise::mutability, advise::sharing> questions[] = {
-      {advise::mutability::read_only, advise::sharing::unknown}, {advise::mutability::written, advise::sharing::grid},
-      {advise::mutability::written, advise::sharing::block}, {advise::mutability::written, advise::sharing::thread}};
+      {advise::mutability::read_only, advise::sharing::unknown},
+      {advise::mutability::written, advise::sharing::grid},
+      {advise::mutability::written, advise::sharing::block},
+      {advise::mutability::written, advise::sharing::thread}};
   for (const auto& [m, s] : questions)
     for (std::uint64_t bytes : {std::uint64_t{16}, std::uint64_t{4096}, std::uint64_t{1} << 28}) {
       advise::query q;
@@ -221,11 +239,20 @@ TEST(Fuzz, DamagedCompressedProfilesAreRefusedOrInflatedWhole) {
     for (std::uint64_t d = 0; d < damages && !bytes.empty(); ++d) {
       const auto at = rng() % bytes.size();
       switch (rng() % 5) {
-        case 0: bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8))); break;
-        case 1: bytes[at] = static_cast<char>(rng()); break;
-        case 2: bytes.resize(at); break;
-        case 3: bytes.insert(at, 1, static_cast<char>(rng())); break;
-        default: bytes += rng() % 2 ? std::string("x") : packed;
+        case 0:
+          bytes[at] = static_cast<char>(bytes[at] ^ (1 << (rng() % 8)));
+          break;
+        case 1:
+          bytes[at] = static_cast<char>(rng());
+          break;
+        case 2:
+          bytes.resize(at);
+          break;
+        case 3:
+          bytes.insert(at, 1, static_cast<char>(rng()));
+          break;
+        default:
+          bytes += rng() % 2 ? std::string("x") : packed;
       }
     }
     std::string problem;

@@ -36,7 +36,8 @@ std::string error_of(std::string_view bytes, std::size_t max_bytes = 1 << 20) {
 std::string sample_text(std::size_t lines) {
   std::mt19937 rng(7);
   std::string t;
-  for (std::size_t i = 0; i < lines; ++i) t += "{\"case\": \"row" + std::to_string(i) + "\", \"median_s\": " + std::to_string(rng()) + "}\n";
+  for (std::size_t i = 0; i < lines; ++i)
+    t += "{\"case\": \"row" + std::to_string(i) + "\", \"median_s\": " + std::to_string(rng()) + "}\n";
   return t;
 }
 

@@ -29,7 +29,7 @@ TEST(HistogramBins, FloatRuleMatchesCubScaleTransform) {
   EXPECT_EQ(b(0.2499999f), 0);
   EXPECT_EQ(b(0.25f), 1);
   EXPECT_EQ(b(0.9999999f), 3);
-  EXPECT_EQ(b(1.0f), -1);   // upper level is exclusive
+  EXPECT_EQ(b(1.0f), -1);  // upper level is exclusive
   EXPECT_EQ(b(-0.0f), 0);
   EXPECT_EQ(b(-1e-9f), -1);
   EXPECT_EQ(b(std::numeric_limits<float>::quiet_NaN()), -1);
@@ -61,7 +61,7 @@ TEST(HistogramBins, ProductRoundingUpToNumBinsFallsInNoBin) {
 TEST(HistogramBins, IntegerRuleIsExactFraction) {
   const auto b = hg::even_bins<int>::make(4, 0, 10);  // 3 bins over [0, 10)
   EXPECT_EQ(b(0), 0);
-  EXPECT_EQ(b(3), 0);   // 3 * 3 / 10 = 0
+  EXPECT_EQ(b(3), 0);  // 3 * 3 / 10 = 0
   EXPECT_EQ(b(4), 1);
   EXPECT_EQ(b(6), 1);
   EXPECT_EQ(b(7), 2);
@@ -83,8 +83,10 @@ void expect_exact_quotients(std::uint64_t seed) {
     const auto lo_bits = static_cast<std::int64_t>(rng() >> (64 - 8 * sizeof(T)));
     T lower = static_cast<T>(lo_bits);
     const std::uint64_t span = std::max<std::uint64_t>(1, rng() >> (64 - std::max(1, shift)));
-    const std::uint64_t room = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) - static_cast<std::uint64_t>(static_cast<std::int64_t>(lower));
-    if (lower > 0 && static_cast<std::uint64_t>(lower) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) continue;
+    const std::uint64_t room = static_cast<std::uint64_t>(std::numeric_limits<T>::max()) -
+                               static_cast<std::uint64_t>(static_cast<std::int64_t>(lower));
+    if (lower > 0 && static_cast<std::uint64_t>(lower) > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
+      continue;
     const T upper = static_cast<T>(static_cast<std::int64_t>(lower) + static_cast<std::int64_t>(std::min(span, room)));
     if (!(lower < upper)) continue;
     const int bins = 1 + static_cast<int>(rng() % (trial % 3 == 0 ? (1u << 28) : 1000u));
@@ -94,7 +96,8 @@ void expect_exact_quotients(std::uint64_t seed) {
     for (int k = 0; k < 64; ++k) {
       // Samples at the edges of random bins (and one below, one above), and random ones.
       const std::uint64_t edge_bin = rng() % static_cast<std::uint64_t>(bins);
-      const auto edge = static_cast<std::uint64_t>((static_cast<unsigned __int128>(edge_bin) * range + bins - 1) / bins);
+      const auto edge =
+          static_cast<std::uint64_t>((static_cast<unsigned __int128>(edge_bin) * range + bins - 1) / bins);
       for (std::uint64_t off : {edge, edge - 1, edge + 1, rng() % range}) {
         if (off >= range) continue;
         const T s = static_cast<T>(static_cast<std::int64_t>(lower) + static_cast<std::int64_t>(off));
@@ -144,13 +147,15 @@ TEST(HistogramBins, BadLevelsAreRejected) {
   EXPECT_THROW(hg::even_bins<float>::make(10, std::nanf(""), 1.0f), std::invalid_argument);
   EXPECT_THROW(hg::even_bins<long long>::make(1 << 20, -(1ll << 62), 1ll << 62), std::invalid_argument);
   // The full int64 range: its width overflows a signed subtraction, not the unsigned one used.
-  const auto full = hg::even_bins<long long>::make(2, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
+  const auto full =
+      hg::even_bins<long long>::make(2, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max());
   EXPECT_EQ(full(std::numeric_limits<long long>::min()), 0);
   EXPECT_EQ(full(std::numeric_limits<long long>::max() - 1), 0);
   EXPECT_EQ(full(std::numeric_limits<long long>::max()), -1);  // upper is exclusive
   // Two bins over it: offset x 2 would wrap 64 bits, so the levels are refused, as CUB does.
-  EXPECT_THROW(hg::even_bins<long long>::make(3, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max()),
-               std::invalid_argument);
+  EXPECT_THROW(
+      hg::even_bins<long long>::make(3, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max()),
+      std::invalid_argument);
 }
 
 TEST(HistogramReference, CountsEverySampleOnceAndDropsOutliers) {
@@ -173,7 +178,9 @@ TEST(HistogramPlan, AutomaticChoiceFollowsCapacity) {
   EXPECT_EQ(p65k.smem_bytes, 128u * 1024);
   EXPECT_EQ(pick(116224).kind, strategy::cluster_split);  // two full blocks
   // Level ranges search each sample's bin: never twice, so no split cluster.
-  const auto searched = [](std::int64_t bins) { return hg::plan_histogram(bins, h200(), strategy::automatic, 0, always, true); };
+  const auto searched = [](std::int64_t bins) {
+    return hg::plan_histogram(bins, h200(), strategy::automatic, 0, always, true);
+  };
   EXPECT_EQ(searched(58112).kind, strategy::block_smem);
   EXPECT_EQ(searched(65536).kind, strategy::global_private);
   // Past two blocks' shared memory: copies in global memory, sized once the samples are known.
@@ -272,7 +279,8 @@ TEST(HistogramPlan, StatusFormsCarryTheKindCodeAndMessage) {
   // The throwing form raises the type the status names.
   EXPECT_THROW(memscope::throw_if_error(memscope::status::not_supported("x")), memscope::unsupported);
   EXPECT_THROW(memscope::throw_if_error(memscope::status::invalid("x")), std::invalid_argument);
-  EXPECT_THROW(memscope::throw_if_error({memscope::status::kind::cuda, cudaErrorMemoryAllocation, "x"}), memscope::cuda_error);
+  EXPECT_THROW(memscope::throw_if_error({memscope::status::kind::cuda, cudaErrorMemoryAllocation, "x"}),
+               memscope::cuda_error);
   EXPECT_NO_THROW(memscope::throw_if_error({}));
 }
 
@@ -330,8 +338,10 @@ TEST(HistogramPlan, PitchedRowsGoToTheGroupWhoseBusiestWarpMakesFewestTrips) {
   EXPECT_EQ(hg::row_group_log2(3001 * 12, 36352, rows_of(1u << 26, 3001), h200_grid, 3), 9);
   // ... and go to the whole grid where the busiest group would take a sixteenth more (671 rows
   // over 132 groups: 6 against 5.1), or rows are fewer than groups.
-  EXPECT_EQ(hg::row_group_log2(100000 * 12, 1200128, rows_of(1u << 26, 100000), h200_grid, 3), hg::row_group_whole_grid_run);
-  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 3), hg::row_group_whole_grid_run);
+  EXPECT_EQ(hg::row_group_log2(100000 * 12, 1200128, rows_of(1u << 26, 100000), h200_grid, 3),
+            hg::row_group_whole_grid_run);
+  EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 3),
+            hg::row_group_whole_grid_run);
   // Units longer than a trip's vectors (5 float channels) keep the walk whose share is bounded.
   EXPECT_EQ(hg::row_group_log2(100000 * 20, 2000384, 671, h200_grid, 5), 10);
   EXPECT_EQ(hg::row_group_log2(std::size_t{1} << 26, std::size_t{1} << 26, 1, h200_grid, 5), hg::row_group_whole_grid);

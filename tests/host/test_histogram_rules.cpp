@@ -25,10 +25,12 @@ __half from_bits(std::uint16_t bits) {
 // explicit rounding to half after every step (double rounding through float is exact for
 // half: 24 >= 2 x 11 + 2 bits).
 TEST(HistogramRules, HalfBinsRoundEveryStepToHalf) {
-  for (const auto& [levels, lo, hi] : {std::tuple{101, -0.3f, 1.3f}, std::tuple{1001, 0.0f, 1.0f}, std::tuple{70002, -1000.0f, 60000.0f}}) {
+  for (const auto& [levels, lo, hi] :
+       {std::tuple{101, -0.3f, 1.3f}, std::tuple{1001, 0.0f, 1.0f}, std::tuple{70002, -1000.0f, 60000.0f}}) {
     const __half lower = __float2half(lo), upper = __float2half(hi);
     const auto rule = hg::make_even_rule<__half>(levels, lower, upper);
-    const float recip = __half2float(__float2half(static_cast<float>(levels - 1) / (__half2float(upper) - __half2float(lower))));
+    const float recip =
+        __half2float(__float2half(static_cast<float>(levels - 1) / (__half2float(upper) - __half2float(lower))));
     for (unsigned bits = 0; bits < 65536; ++bits) {
       const __half s = from_bits(static_cast<std::uint16_t>(bits));
       const float f = __half2float(s);
@@ -46,9 +48,12 @@ TEST(HistogramRules, HalfBinsRoundEveryStepToHalf) {
 
 TEST(HistogramRules, HalfSamplesNeedHalfLevelsAndValidLevels) {
   hg::even_rule<__half, __half> rule;
-  EXPECT_EQ(hg::try_make_even_rule<__half>(1, __float2half(0.0f), __float2half(1.0f), rule).code, cudaErrorInvalidValue);
-  EXPECT_EQ(hg::try_make_even_rule<__half>(5, __float2half(1.0f), __float2half(1.0f), rule).code, cudaErrorInvalidValue);
-  EXPECT_EQ(hg::try_make_even_rule<__half>(5, from_bits(0x7e00), __float2half(1.0f), rule).code, cudaErrorInvalidValue);  // NaN
+  EXPECT_EQ(hg::try_make_even_rule<__half>(1, __float2half(0.0f), __float2half(1.0f), rule).code,
+            cudaErrorInvalidValue);
+  EXPECT_EQ(hg::try_make_even_rule<__half>(5, __float2half(1.0f), __float2half(1.0f), rule).code,
+            cudaErrorInvalidValue);
+  EXPECT_EQ(hg::try_make_even_rule<__half>(5, from_bits(0x7e00), __float2half(1.0f), rule).code,
+            cudaErrorInvalidValue);  // NaN
 }
 
 TEST(HistogramRules, ChannelsHaveTheirOwnRulesAndBinRanges) {
@@ -61,10 +66,10 @@ TEST(HistogramRules, ChannelsHaveTheirOwnRulesAndBinRanges) {
   EXPECT_EQ(m(0.5f, 0), 2);
   EXPECT_EQ(m(0.5f, 1), 4 + 1);
   EXPECT_EQ(m(0.5f, 2), 6 + 6);
-  EXPECT_EQ(m(2.0f, 0), -1);   // out of channel 0's range: no bin, not channel 1's first
+  EXPECT_EQ(m(2.0f, 0), -1);  // out of channel 0's range: no bin, not channel 1's first
   EXPECT_EQ(m(-0.5f, 1), -1);
   EXPECT_EQ(m(-0.5f, 2), 6 + 2);
-  EXPECT_EQ(m(0.5f, 3), -1);   // the inactive channel
+  EXPECT_EQ(m(0.5f, 3), -1);  // the inactive channel
   // Positions pick the channel: sample i of a row is channel i % 4.
   EXPECT_EQ(hg::bin_of(m, 0.5f, std::size_t{9}), 5);
   EXPECT_EQ(hg::bin_of(m, 0.5f, std::size_t{11}), -1);

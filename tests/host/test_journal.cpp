@@ -186,7 +186,7 @@ TEST(Journal, TruncatedForeignOrEditedJournalsAreClearErrors) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   };
-  expect_error(good.substr(0, good.size() - 20), "cut off");           // the last line half-written
+  expect_error(good.substr(0, good.size() - 20), "cut off");  // the last line half-written
   expect_error("", "empty");
   expect_error("{\"format\":\"memscope-results\"}\n", "not a memscope journal");
   expect_error("not json\n", "not valid JSON");
@@ -278,7 +278,8 @@ TEST(TimingPolicy, NonsenseAndContradictionsAreNamed) {
   EXPECT_NE(problem([](timing_policy& p) { p.min_time_s = -1; }).find("--min-time"), std::string::npos);
   EXPECT_NE(problem([](timing_policy& p) { p.timeout_s = 0; }).find("--timeout"), std::string::npos);
   EXPECT_NE(problem([](timing_policy& p) { p.min_time_s = 2; }).find("exceeds --timeout"), std::string::npos);
-  EXPECT_NE(problem([](timing_policy& p) { p.throttle_threshold = 1.5; }).find("--throttle-threshold"), std::string::npos);
+  EXPECT_NE(problem([](timing_policy& p) { p.throttle_threshold = 1.5; }).find("--throttle-threshold"),
+            std::string::npos);
 }
 
 TEST(TimingSummary, CountsUnconvergedAndThrottledPoints) {

@@ -32,7 +32,8 @@ results_doc board(const std::string& host, const std::string& uuid, double copy_
   d.device.uuid = uuid;
   d.device.name = "Test GPU";
   for (auto [name, us] : {std::pair<const char*, double>{"copy", copy_us}, {"read", read_us}}) {
-    case_result r = memscope::testing::timed_row("bandwidth", name, {{"bytes", std::int64_t{1} << 30}}, us * 1e-6, 0.002);
+    case_result r =
+        memscope::testing::timed_row("bandwidth", name, {{"bytes", std::int64_t{1} << 30}}, us * 1e-6, 0.002);
     r.bytes_read = std::uint64_t{1} << 30;
     r.gbps = static_cast<double>(r.bytes_read) / r.stats.median / 1e9;
     d.results.push_back(r);
@@ -101,7 +102,8 @@ TEST(Fleet, TheSlowBoardStandsOutAndNoiseDoesNot) {
   // Two boards: a difference is shown but cannot name the bad one.
   const auto two = report::fleet_table({boards[0], boards[2]}, builtin_registry());
   EXPECT_NE(two.back().find("cannot say which one"), std::string::npos);
-  EXPECT_NE(report::fleet_table({boards[0], boards[1]}, builtin_registry()).back().find("no board stands out"), std::string::npos);
+  EXPECT_NE(report::fleet_table({boards[0], boards[1]}, builtin_registry()).back().find("no board stands out"),
+            std::string::npos);
 }
 
 // A chase is judged on its cycles, not on its unwarmed timed launch: a board whose chase costs
@@ -109,13 +111,14 @@ TEST(Fleet, TheSlowBoardStandsOutAndNoiseDoesNot) {
 TEST(Fleet, AChaseIsJudgedOnItsCycles) {
   const auto chase = [](const std::string& uuid, double cycles, double seconds) {
     auto d = board("a", uuid, 100, 50);
-    auto r = memscope::testing::timed_row("latency", "global", {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, seconds);
+    auto r = memscope::testing::timed_row("latency", "global",
+                                          {{"path", std::string("cg")}, {"ws_bytes", std::int64_t{1024}}}, seconds);
     r.metrics["cycles_per_load"] = cycles;
     d.results.push_back(r);
     return d;
   };
-  const auto s = report::compare_boards({chase("GPU-1", 300, 1e-3), chase("GPU-2", 301, 2e-3), chase("GPU-3", 330, 1e-3)},
-                                        builtin_registry());
+  const auto s = report::compare_boards(
+      {chase("GPU-1", 300, 1e-3), chase("GPU-2", 301, 2e-3), chase("GPU-3", 330, 1e-3)}, builtin_registry());
   EXPECT_EQ(s[0].off, 0u);
   EXPECT_EQ(s[1].off, 0u);  // its launch took twice as long; its cycles did not change
   EXPECT_EQ(s[2].off, 1u);
@@ -131,7 +134,7 @@ TEST(Fleet, TwoBoardsStandOutTogether) {
   for (auto& r : noisy.results) r.stats.rse = 0.02;
   auto s = report::compare_boards({quiet, noisy}, builtin_registry());
   EXPECT_EQ(s[0].off, s[1].off);
-  EXPECT_EQ(s[0].off, 1u);  // 11% from the mean, beyond 2 x sqrt(0.002^2 + 0.02^2) = 4%
+  EXPECT_EQ(s[0].off, 1u);                           // 11% from the mean, beyond 2 x sqrt(0.002^2 + 0.02^2) = 4%
   for (auto& r : noisy.results) r.stats.rse = 0.08;  // now within the noise: neither
   s = report::compare_boards({quiet, noisy}, builtin_registry());
   EXPECT_EQ(s[0].off, 0u);
@@ -191,10 +194,14 @@ TEST(FleetMerge, ARunResumedOnAnotherBoardSaysItsRowsComeFromTwoBoards) {
   EXPECT_EQ(boards_named(resumed), 2u);
   EXPECT_EQ(split_boards(resumed).size(), 1u);
   const auto lines = report::fleet_table({resumed, board("node2", "GPU-2", 100, 50)}, builtin_registry());
-  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("come from 2 boards") != std::string::npos; });
+  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("come from 2 boards") != std::string::npos;
+  });
   ASSERT_NE(said, lines.end());
   EXPECT_NE(said->find("GPU-1"), std::string::npos) << *said;
-  EXPECT_EQ(std::count_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("come from") != std::string::npos; }), 1);
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.find("come from") != std::string::npos; }),
+            1);
   // A document of one run, or of runs that name no board, names one.
   EXPECT_EQ(boards_named(board("node1", "GPU-1", 100, 50)), 1u);
   resumed.sources[0].has_board = resumed.sources[1].has_board = false;
@@ -221,7 +228,8 @@ TEST(FleetMerge, ARankThatStoppedEarlySaysSoInTheMergedDocumentAndTheTable) {
   EXPECT_TRUE(boards[0].incomplete.empty());
   EXPECT_EQ(boards[1].incomplete, b.incomplete);
   const auto lines = report::fleet_table(boards, builtin_registry());
-  const auto said = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("incomplete") != std::string::npos; });
+  const auto said = std::find_if(lines.begin(), lines.end(),
+                                 [](const std::string& l) { return l.find("incomplete") != std::string::npos; });
   ASSERT_NE(said, lines.end());
   EXPECT_NE(said->find("node2"), std::string::npos) << *said;
   EXPECT_NE(said->find("SIGTERM"), std::string::npos) << *said;
@@ -312,7 +320,8 @@ TEST(Numa, NearAndFarNodesFromAFakeSysfs) {
     const fs::path dir = root / "devices/system/node" / ("node" + std::to_string(id));
     fs::create_directories(dir);
     std::ofstream(dir / "cpulist") << cpus << "\n";
-    std::ofstream(dir / "meminfo") << "Node " << id << " MemTotal:       " << kb << " kB\nNode " << id << " MemFree: 1 kB\n";
+    std::ofstream(dir / "meminfo") << "Node " << id << " MemTotal:       " << kb << " kB\nNode " << id
+                                   << " MemFree: 1 kB\n";
     std::ofstream(dir / "distance") << distance << "\n";
   };
   // Two sockets and a GPU-memory node without CPUs (as on Grace Hopper).

@@ -38,7 +38,7 @@ TEST(LatencyLevels, FindsL1NearFarL2AndDram) {
 // and reported DRAM at 5855 GB/s, 1.4x the copy ceiling.
 TEST(LatencyLevels, ATransitionPointDoesNotSetTheNextLevel) {
   const std::vector<std::pair<double, double>> curve = {
-      {24, 28439}, {32, 25353}, {48, 18777}, {64, 5855}, {96, 5113}, {128, 4824}, {192, 4632}, {256, 4531},
+      {24, 28439}, {32, 25353}, {48, 18777}, {64, 5855},   {96, 5113},   {128, 4824},  {192, 4632},  {256, 4531},
       {384, 4477}, {512, 4437}, {768, 4428}, {1024, 4414}, {1536, 4452}, {2048, 4414}, {3072, 4482}, {4096, 4469}};
   const auto levels = detect_levels(curve, 0.15);
   ASSERT_EQ(levels.size(), 2u);
@@ -52,9 +52,9 @@ TEST(LatencyLevels, ATransitionPointDoesNotSetTheNextLevel) {
 // first point of the climb past it does not join (the H200's default-load L2, cycles by KiB).
 TEST(LatencyLevels, ASlowlyRisingPlateauEndsWhereTheClimbStarts) {
   const std::vector<std::pair<double, double>> curve = {
-      {768, 265.7},    {1024, 273.3},   {1536, 278.7},  {2048, 280.9},  {3072, 283.4},  {4096, 284.2},
-      {6144, 285.4},   {8192, 285.9},   {12288, 286.1}, {16384, 286.5}, {24576, 286.8}, {32768, 306.9},
-      {49152, 382.1},  {65536, 433.4},  {98304, 517.8}, {131072, 684.9}, {196608, 687.8}, {262144, 687.2}};
+      {768, 265.7},   {1024, 273.3},  {1536, 278.7},  {2048, 280.9},   {3072, 283.4},   {4096, 284.2},
+      {6144, 285.4},  {8192, 285.9},  {12288, 286.1}, {16384, 286.5},  {24576, 286.8},  {32768, 306.9},
+      {49152, 382.1}, {65536, 433.4}, {98304, 517.8}, {131072, 684.9}, {196608, 687.8}, {262144, 687.2}};
   const auto levels = detect_levels(curve, 0.06, 3);
   ASSERT_EQ(levels.size(), 2u);
   EXPECT_EQ(levels[0].first_bytes, 768);
@@ -89,8 +89,8 @@ TEST(TextureReference, PointAndLinearFetches) {
   // At a texel centre linear filtering returns the texel; halfway between two, their mean.
   EXPECT_DOUBLE_EQ(line.linear(2.5, 0, address_mode::clamp).value, 20.0);
   EXPECT_DOUBLE_EQ(line.linear(2.0, 0, address_mode::clamp).value, 15.0);
-  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::clamp).value, 0.0);   // clamped to texel 0 on both sides
-  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::border).value, 0.0);  // 0.75 * border 0 + 0.25 * 0
+  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::clamp).value, 0.0);           // clamped to texel 0 on both sides
+  EXPECT_DOUBLE_EQ(line.linear(0.25, 0, address_mode::border).value, 0.0);          // 0.75 * border 0 + 0.25 * 0
   EXPECT_DOUBLE_EQ(line.linear(4.25, 0, address_mode::border).value, 0.25 * 30.0);  // 0.25 * texel 3 + 0.75 * border
   EXPECT_NEAR(line.linear(1.3, 0, address_mode::clamp).tolerance, 10.0 / 256, 1e-4);
   texture::image square{{0.f, 1.f, 2.f, 3.f}, 2, 2};
@@ -112,7 +112,8 @@ TEST(Permutation, IsABijectionForAwkwardSizes) {
 
 TEST(Permutation, DependsOnTheSeed) {
   int same = 0;
-  for (std::uint64_t k = 0; k < 1000; ++k) same += memscope::permute_index(k, 1000, 1) == memscope::permute_index(k, 1000, 2);
+  for (std::uint64_t k = 0; k < 1000; ++k)
+    same += memscope::permute_index(k, 1000, 1) == memscope::permute_index(k, 1000, 2);
   EXPECT_LT(same, 20);
 }
 

@@ -27,7 +27,8 @@ product make(std::size_t n, std::uint64_t seed) {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       float acc = 0;
-      for (std::size_t k = 0; k < n; ++k) acc += static_cast<float>(p.a[i * n + k]) * static_cast<float>(p.b[k * n + j]);
+      for (std::size_t k = 0; k < n; ++k)
+        acc += static_cast<float>(p.a[i * n + k]) * static_cast<float>(p.b[k * n + j]);
       p.c[i * n + j] = acc;
     }
   return p;

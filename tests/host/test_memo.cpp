@@ -13,7 +13,12 @@ TEST(Memo, ComputesOncePerKey) {
   memo<std::tuple<const void*, int>, int> cache;
   int calls = 0;
   const int a = 0, b = 0;
-  const auto twice = [&](int x) { return [&calls, x] { ++calls; return 2 * x; }; };
+  const auto twice = [&](int x) {
+    return [&calls, x] {
+      ++calls;
+      return 2 * x;
+    };
+  };
   EXPECT_EQ(cache.get({&a, 0}, twice(3)), 6);
   EXPECT_EQ(cache.get({&a, 0}, twice(100)), 6);  // cached: the second compute is not run
   EXPECT_EQ(cache.get({&a, 1}, twice(4)), 8);    // another device
@@ -34,9 +39,23 @@ TEST(Memo, AFailureIsReturnedAndNotCached) {
   EXPECT_EQ(st.message, "kernel cannot run");
   EXPECT_EQ(out, 7u);  // untouched on failure
   EXPECT_EQ(cache.size(), 0u);
-  ASSERT_TRUE(cache.try_get(1, out, [&](unsigned& v) { ++calls; v = 264; return status{}; }).ok());
+  ASSERT_TRUE(cache
+                  .try_get(1, out,
+                           [&](unsigned& v) {
+                             ++calls;
+                             v = 264;
+                             return status{};
+                           })
+                  .ok());
   EXPECT_EQ(out, 264u);
-  ASSERT_TRUE(cache.try_get(1, out, [&](unsigned& v) { ++calls; v = 0; return status{}; }).ok());
+  ASSERT_TRUE(cache
+                  .try_get(1, out,
+                           [&](unsigned& v) {
+                             ++calls;
+                             v = 0;
+                             return status{};
+                           })
+                  .ok());
   EXPECT_EQ(out, 264u);
   EXPECT_EQ(calls, 2);
 }

@@ -88,7 +88,8 @@ TEST(ChaseRing, StartsAreSpacedEvenlyAlongTheCycle) {
       if (chasers <= slots) {
         auto sorted = starts;
         std::sort(sorted.begin(), sorted.end());
-        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << slots << " slots, " << chasers << " chasers";
+        EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end())
+            << slots << " slots, " << chasers << " chasers";
       }
     }
   EXPECT_EQ(memscope::chase_starts({}, 0, 3), std::vector<std::uint32_t>(3, 0u));
@@ -106,7 +107,8 @@ TEST(Placement, SoleBlockSmemLeavesNoRoomForASecondBlock) {
     EXPECT_FALSE(memscope::keeps_sm_alone(pad - 1, per_sm, reserved, static_bytes));
   }
   EXPECT_EQ(memscope::sole_block_smem(128 * 1024, per_sm, reserved), std::size_t{128 * 1024});
-  EXPECT_EQ(memscope::sole_block_smem(1024, 0, reserved), std::size_t{1024}) << "an unknown SM size: what the block needs";
+  EXPECT_EQ(memscope::sole_block_smem(1024, 0, reserved), std::size_t{1024})
+      << "an unknown SM size: what the block needs";
   EXPECT_FALSE(memscope::keeps_sm_alone(1024, 0, reserved)) << "an unknown SM size promises nothing";
   EXPECT_EQ(memscope::sole_block_smem(16, 100, 80), std::size_t{16}) << "a reservation past half the SM: no padding";
   EXPECT_EQ(memscope::distinct_sms({3, 1, 3, 2, 1}), std::size_t{3});

@@ -46,7 +46,8 @@ TEST(NvLink, DirectLinksToThePeerCountOthersDoNot) {
 TEST(NvLink, LinkSpeedsPrintAsARangeOnlyWhereTheyDiffer) {
   nvlink_state st;
   st.read = true;
-  st.links = {link(0, true, 25.0, nvlink_far_end::gpu, "00000000:1B:00.0"), link(1, true, 25.01, nvlink_far_end::gpu, "00000000:1B:00.0")};
+  st.links = {link(0, true, 25.0, nvlink_far_end::gpu, "00000000:1B:00.0"),
+              link(1, true, 25.01, nvlink_far_end::gpu, "00000000:1B:00.0")};
   EXPECT_NE(describe_nvlinks(st).find("25.0 GB/s"), std::string::npos) << describe_nvlinks(st);
   EXPECT_EQ(describe_nvlinks(st).find("25.0-25.0"), std::string::npos) << describe_nvlinks(st);
   st.links[1].gbps = 50;

@@ -81,7 +81,8 @@ TEST(Presentation, BundledProfileKeepsEveryFinding) {
   for (const auto& f : report::findings(doc, builtin_registry()))
     if (golden_suites.count(f.suite)) now.insert(f.suite + ": " + f.text);
   const auto golden_path = std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/host/data/h200_findings.txt";
-  if (!std::filesystem::is_directory(golden_path.parent_path())) GTEST_SKIP() << "the source tree is not at " << MEMSCOPE_SOURCE_DIR;
+  if (!std::filesystem::is_directory(golden_path.parent_path()))
+    GTEST_SKIP() << "the source tree is not at " << MEMSCOPE_SOURCE_DIR;
   if (std::getenv("MEMSCOPE_WRITE_GOLDEN")) {
     // After the profile is regenerated: rewrite the golden file from it (then review the diff).
     std::ofstream out(golden_path);
@@ -104,8 +105,9 @@ TEST(Presentation, BundledProfileDrawsEveryChart) {
   const auto doc = bundled();
   if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
   const std::pair<const char*, std::size_t> before[] = {
-      {"bandwidth", 1}, {"reduce", 1}, {"coalescing", 2},      {"bank_conflicts", 3}, {"transpose", 1}, {"stencil", 1},
-      {"constant", 2},  {"transform", 1}, {"readonly", 1},    {"histogram", 3},      {"dsmem", 4},     {"cache_bandwidth", 1},
+      {"bandwidth", 1}, {"reduce", 1},       {"coalescing", 2},    {"bank_conflicts", 3},
+      {"transpose", 1}, {"stencil", 1},      {"constant", 2},      {"transform", 1},
+      {"readonly", 1},  {"histogram", 3},    {"dsmem", 4},         {"cache_bandwidth", 1},
       {"texture", 3},   {"cache_config", 3}, {"cache_control", 5}, {"latency", 1}};
   for (const auto& [suite, n] : before) {
     const auto charts = report::charts_for(builtin_registry().find_suite(suite), present::suite_view{doc, suite});
@@ -171,7 +173,8 @@ TEST(Presentation, AdvisorAnswersFromOtherAxesAtTheNearestPoint) {
   const auto a = advise::advise(q, &doc, builtin_registry());
   EXPECT_EQ(a.branch, "written/grid/global");
   bool noted = false;
-  for (const auto& e : a.evidence) noted |= e.find("262144 bins") != std::string::npos && e.find("nearest measured") != std::string::npos;
+  for (const auto& e : a.evidence)
+    noted |= e.find("262144 bins") != std::string::npos && e.find("nearest measured") != std::string::npos;
   EXPECT_TRUE(noted) << a.evidence[0];
   q.bytes = 16 << 10;  // 4096 counters: exactly measured, no note
   const auto b = advise::advise(q, &doc, builtin_registry());
@@ -228,7 +231,8 @@ TEST(Presentation, AdvisorNamesTheCasesAFactNeeds) {
   q.origin = advise::host_origin::every_iteration;
   const auto a = advise::advise_host(q, &doc, builtin_registry());
   const auto has = [](const advise::answer& x, const std::string& text) {
-    return std::any_of(x.evidence.begin(), x.evidence.end(), [&](const std::string& e) { return e.find(text) != std::string::npos; });
+    return std::any_of(x.evidence.begin(), x.evidence.end(),
+                       [&](const std::string& e) { return e.find(text) != std::string::npos; });
   };
   EXPECT_TRUE(has(a, "not in this profile: `memscope run transfer/engines` measures it")) << a.evidence.back();
   EXPECT_TRUE(has(a, "GB/s")) << "the copy and overlap facts still answer from their own cases";

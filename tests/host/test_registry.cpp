@@ -57,7 +57,9 @@ TEST(Registry, FactsMustNameCasesOfTheirSuite) {
   suite s{r, "s"};
   s.add("a", [](case_state&) {});
   r.add(dummy("t", "b"));
-  const auto none = [](const present::suite_view&, std::optional<double>) -> std::optional<present::fact_value> { return std::nullopt; };
+  const auto none = [](const present::suite_view&, std::optional<double>) -> std::optional<present::fact_value> {
+    return std::nullopt;
+  };
   EXPECT_THROW(s.fact("q0", {}, "no case", none), std::logic_error);
   EXPECT_THROW(s.fact("q1", {"b"}, "another suite's case", none), std::logic_error);
   EXPECT_THROW(s.fact("q2", {"a", "c"}, "an unknown case", none), std::logic_error);
@@ -78,16 +80,17 @@ TEST(Registry, OverridesMustNameASelectedAxis) {
 TEST(Registry, BuiltinSuitesAreRegistered) {
   const auto& reg = builtin_registry();
   // Every suite the README and the docs name, no more and no fewer.
-  const std::vector<std::string> want = {"atomics", "bandwidth", "bank_conflicts", "cache_bandwidth", "cache_config",
-                                         "cache_control", "coalescing", "constant", "dsmem", "histogram", "latency",
-                                         "managed", "peer", "readonly", "reduce", "registers", "stencil", "texture",
-                                         "transfer", "transform", "transpose"};
+  const std::vector<std::string> want = {
+      "atomics",  "bandwidth", "bank_conflicts", "cache_bandwidth", "cache_config", "cache_control", "coalescing",
+      "constant", "dsmem",     "histogram",      "latency",         "managed",      "peer",          "readonly",
+      "reduce",   "registers", "stencil",        "texture",         "transfer",     "transform",     "transpose"};
   auto have = reg.suites();
   // Each file registers itself; the order the suites give, not the linker's, is the order kept.
-  EXPECT_EQ(have, (std::vector<std::string>{"bandwidth", "reduce", "coalescing", "bank_conflicts", "transpose", "stencil",
-                                            "constant", "transform", "readonly", "histogram", "dsmem", "latency",
-                                            "cache_bandwidth", "texture", "cache_config", "cache_control", "registers",
-                                            "atomics", "transfer", "managed", "peer"}));
+  EXPECT_EQ(have, (std::vector<std::string>{
+                      "bandwidth",       "reduce",    "coalescing",   "bank_conflicts", "transpose", "stencil",
+                      "constant",        "transform", "readonly",     "histogram",      "dsmem",     "latency",
+                      "cache_bandwidth", "texture",   "cache_config", "cache_control",  "registers", "atomics",
+                      "transfer",        "managed",   "peer"}));
   std::sort(have.begin(), have.end());
   EXPECT_EQ(have, want);
   // The default run, case by case.
@@ -120,7 +123,8 @@ TEST(Registry, EveryValueACaseListsCanBeNamedWithAxis) {
           const auto n = std::get<std::int64_t>(v);
           if (set != axis_set::verify) {
             EXPECT_TRUE(n >= ax.min_value && n <= ax.max_value)
-                << c.id() << " axis " << ax.name << " lists " << n << " outside [" << ax.min_value << ", " << ax.max_value << "]";
+                << c.id() << " axis " << ax.name << " lists " << n << " outside [" << ax.min_value << ", "
+                << ax.max_value << "]";
           }
           EXPECT_NO_THROW(resolve_values(ax, set, {parse_axis_override(ax.name + "=" + std::to_string(n))}))
               << c.id() << " --axis " << ax.name << "=" << n;

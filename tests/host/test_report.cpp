@@ -19,8 +19,8 @@ using namespace memscope;
 
 namespace {
 
-case_result row(const std::string& suite, const std::string& name,
-                std::vector<std::pair<std::string, axis_value>> axes, double median, double noise = 0.005) {
+case_result row(const std::string& suite, const std::string& name, std::vector<std::pair<std::string, axis_value>> axes,
+                double median, double noise = 0.005) {
   case_result r = memscope::testing::timed_row(suite, name, std::move(axes), median, noise);
   r.bytes_read = r.bytes_written = 1 << 20;
   r.gbps = 2.0 * (1 << 20) / median / 1e9;
@@ -43,12 +43,14 @@ results_doc doc_with(std::vector<case_result> rows) {
 }  // namespace
 
 TEST(Report, SelfContainedPageWithAChartPerSuite) {
-  auto d = doc_with({row("bandwidth", "memcpy", {{"bytes", std::int64_t{1} << 30}}, 5e-4),
-                     row("bandwidth", "copy", {{"type", std::string("f32")}, {"bytes", std::int64_t{1} << 30}}, 5e-4),
-                     row("coalescing", "stride", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{1}}}, 1e-3),
-                     row("coalescing", "stride", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{2}}}, 2e-3),
-                     row("constant", "working_set", {{"ws_bytes", std::int64_t{1024}}}, 1e-4),
-                     row("mystery", "thing", {}, 1e-3)});
+  auto d = doc_with(
+      {row("bandwidth", "memcpy", {{"bytes", std::int64_t{1} << 30}}, 5e-4),
+       row("bandwidth", "copy", {{"type", std::string("f32")}, {"bytes", std::int64_t{1} << 30}}, 5e-4),
+       row("coalescing", "stride",
+           {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{1}}}, 1e-3),
+       row("coalescing", "stride",
+           {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"stride", std::int64_t{2}}}, 2e-3),
+       row("constant", "working_set", {{"ws_bytes", std::int64_t{1024}}}, 1e-4), row("mystery", "thing", {}, 1e-3)});
   d.results[2].metrics["predicted_efficiency"] = 1.0;
   d.results[3].metrics["predicted_efficiency"] = 0.5;
   d.results[4].metrics["cycles_per_load"] = 34;
@@ -57,7 +59,8 @@ TEST(Report, SelfContainedPageWithAChartPerSuite) {
   for (const char* id : {"suite-bandwidth", "suite-coalescing", "suite-constant", "suite-mystery", "id=\"device\""})
     EXPECT_NE(html.find(id), std::string::npos) << id;
   std::size_t charts = 0;
-  for (auto p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1)) ++charts;
+  for (auto p = html.find("<svg class=\"chart\""); p != std::string::npos; p = html.find("<svg class=\"chart\"", p + 1))
+    ++charts;
   EXPECT_GE(charts, 4u);
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no other network reference
   EXPECT_EQ(html.find("<script src"), std::string::npos);
@@ -88,10 +91,12 @@ TEST(Report, SkippedPointsAreSummedUpOncePerReason) {
     r.message = "needs " + std::to_string(256 << i) + " KiB of shared memory";
     sizes.push_back(r);
   }
-  EXPECT_NE(report::render_html(doc_with(sizes), builtin_registry()).find("; 2 more reasons in the rows</p>"), std::string::npos);
+  EXPECT_NE(report::render_html(doc_with(sizes), builtin_registry()).find("; 2 more reasons in the rows</p>"),
+            std::string::npos);
   const auto peer = html.find("id=\"suite-peer\"");
   ASSERT_NE(peer, std::string::npos);
-  EXPECT_EQ(html.compare(html.find("<details", peer), 9, "<details>"), 0) << "a wholly skipped suite's rows start folded";
+  EXPECT_EQ(html.compare(html.find("<details", peer), 9, "<details>"), 0)
+      << "a wholly skipped suite's rows start folded";
 }
 
 TEST(Report, EscapesText) {
@@ -109,10 +114,10 @@ TEST(Report, LevelEdgesFindPlateauEnds) {
 }
 
 TEST(Compare, VerdictsRespectTheNoise) {
-  const auto a = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 1.00e-3), row("s", "y", {}, 1e-3), row("s", "z", {}, 1e-3),
-                           row("s", "only_a", {}, 1e-3)});
-  const auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 0.80e-3), row("s", "y", {}, 1.3e-3), row("s", "z", {}, 1.005e-3),
-                           row("s", "only_b", {}, 1e-3)});
+  const auto a = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 1.00e-3), row("s", "y", {}, 1e-3),
+                           row("s", "z", {}, 1e-3), row("s", "only_a", {}, 1e-3)});
+  const auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}}, 0.80e-3), row("s", "y", {}, 1.3e-3),
+                           row("s", "z", {}, 1.005e-3), row("s", "only_b", {}, 1e-3)});
   const auto c = report::compare(a, b, builtin_registry());
   ASSERT_EQ(c.rows.size(), 3u);
   EXPECT_EQ(c.rows[0].v, report::verdict::faster);
@@ -123,12 +128,15 @@ TEST(Compare, VerdictsRespectTheNoise) {
   EXPECT_EQ(report::regressions(c, 20).size(), 1u);
   EXPECT_EQ(report::regressions(c, 40).size(), 0u);
   // A noisy baseline widens what counts as "same".
-  const auto noisy = report::compare(doc_with({row("s", "y", {}, 1e-3, 0.2)}), doc_with({row("s", "y", {}, 1.3e-3, 0.2)}), builtin_registry());
+  const auto noisy = report::compare(doc_with({row("s", "y", {}, 1e-3, 0.2)}),
+                                     doc_with({row("s", "y", {}, 1.3e-3, 0.2)}), builtin_registry());
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
 }
 
 TEST(Compare, NothingInCommonIsAUsageError) {
-  EXPECT_THROW(report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)}), builtin_registry()), usage_error);
+  EXPECT_THROW(
+      report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)}), builtin_registry()),
+      usage_error);
 }
 
 TEST(Merge, DifferentModelsAndOptionsAreRefused) {
@@ -195,15 +203,17 @@ TEST(Merge, ACaseWhoseAxesChangedKeepsOnlyTheLaterRunsRows) {
   auto a = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{1}}}, 1e-3),
                      row("stencil", "central_difference", {{"radius", std::int64_t{4}}}, 1e-3),
                      row("bandwidth", "copy", {{"bytes", std::int64_t{1} << 30}}, 1e-3)});
-  auto b = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{1024}}}, 9e-4),
-                     row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{2048}}}, 8e-4)});
+  auto b = doc_with(
+      {row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{1024}}}, 9e-4),
+       row("stencil", "central_difference", {{"radius", std::int64_t{1}}, {"tile", std::int64_t{2048}}}, 8e-4)});
   try {
     merge({a, b}, {false, {"old.json", "new.json"}});
     FAIL() << "a changed case was merged";
   } catch (const results_error& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("stencil/central_difference has the axes (radius) in old.json but (radius, tile) in new.json"),
-              std::string::npos) << m;
+              std::string::npos)
+        << m;
     EXPECT_NE(m.find("--replace"), std::string::npos) << m;
   }
   const auto m = merge({a, b}, {true, {"old.json", "new.json"}});
@@ -213,7 +223,8 @@ TEST(Merge, ACaseWhoseAxesChangedKeepsOnlyTheLaterRunsRows) {
   EXPECT_EQ(m.sources[0].rows, 1u);
   EXPECT_EQ(m.sources[1].rows, 2u);
   // Rows of the same axes from the earlier run stay where the later run measured other values.
-  auto c = doc_with({row("stencil", "central_difference", {{"radius", std::int64_t{8}}, {"tile", std::int64_t{1024}}}, 7e-4)});
+  auto c = doc_with(
+      {row("stencil", "central_difference", {{"radius", std::int64_t{8}}, {"tile", std::int64_t{1024}}}, 7e-4)});
   EXPECT_EQ(merge({b, c}, {false, {"b.json", "c.json"}}).results.size(), 3u);
 }
 
@@ -226,7 +237,8 @@ TEST(Merge, RatiosAreRecomputedWithinOneRunOnly) {
   k.body = [](case_state&) {};
   k.baselines.push_back({"way", std::string("ref"), "speedup_vs_ref", speedup});
   reg.add(k);
-  auto a = doc_with({row("s", "k", {{"way", std::string("ref")}}, 2e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
+  auto a = doc_with(
+      {row("s", "k", {{"way", std::string("ref")}}, 2e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
   auto b = doc_with({row("s", "k", {{"way", std::string("ref")}}, 4e-3)});
   apply_baselines(reg, a);
   EXPECT_DOUBLE_EQ(a.results[1].metric("speedup_vs_ref"), 2.0);
@@ -235,7 +247,8 @@ TEST(Merge, RatiosAreRecomputedWithinOneRunOnly) {
   apply_baselines(reg, m);
   EXPECT_TRUE(std::isnan(m.results[1].metric("speedup_vs_ref")));
   // Both replaced by the later run: its own ratio.
-  auto b2 = doc_with({row("s", "k", {{"way", std::string("ref")}}, 4e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
+  auto b2 = doc_with(
+      {row("s", "k", {{"way", std::string("ref")}}, 4e-3), row("s", "k", {{"way", std::string("new")}}, 1e-3)});
   auto m2 = merge({a, b2}, {true, {}});
   apply_baselines(reg, m2);
   EXPECT_DOUBLE_EQ(m2.results[1].metric("speedup_vs_ref"), 4.0);
@@ -284,8 +297,9 @@ TEST(Compare, RowsThatFailedTheirCheckAreNotCompared) {
 }
 
 namespace {
-advise::query q(std::optional<std::uint64_t> bytes, advise::mutability m, advise::warp_access acc = advise::warp_access::unknown,
-                advise::sharing sh = advise::sharing::unknown, bool temp = false) {
+advise::query q(std::optional<std::uint64_t> bytes, advise::mutability m,
+                advise::warp_access acc = advise::warp_access::unknown, advise::sharing sh = advise::sharing::unknown,
+                bool temp = false) {
   advise::query x;
   x.bytes = bytes;
   x.mut = m;
@@ -307,18 +321,24 @@ TEST(Advise, EveryBranchOfTheTree) {
     const char* memory;
   };
   const expectation cases[] = {
-      {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers", "registers, per thread"},
+      {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers",
+       "registers, per thread"},
       {q(4096, mutability::written, warp_access::unknown, sharing::thread, true), "temporary/shared", "shared memory"},
       {q(16, mutability::read_only, warp_access::uniform), "read-only/small/uniform", "constant memory"},
       {q(64, mutability::read_only, warp_access::uniform, sharing::grid), "read-only/small/uniform", "constant memory"},
-      {q(8192, mutability::read_only, warp_access::irregular), "read-only/small/divergent", "global memory (L1-cached), not constant memory"},
-      {q(100 << 10, mutability::read_only, warp_access::coalesced, sharing::block), "read-only/large/block-reuse", "shared memory"},
+      {q(8192, mutability::read_only, warp_access::irregular), "read-only/small/divergent",
+       "global memory (L1-cached), not constant memory"},
+      {q(100 << 10, mutability::read_only, warp_access::coalesced, sharing::block), "read-only/large/block-reuse",
+       "shared memory"},
       {q(100 << 20, mutability::read_only, warp_access::irregular), "read-only/large/irregular", "global memory"},
       {q(1ull << 30, mutability::read_only, warp_access::coalesced), "read-only/large/streamed", "global memory"},
       {q(1024, mutability::written, warp_access::coalesced, sharing::block), "written/block", "shared memory"},
-      {q(256 << 10, mutability::written, warp_access::irregular, sharing::grid), "written/grid/cluster", "distributed shared memory (thread-block clusters)"},
-      {q(1ull << 30, mutability::written, warp_access::irregular, sharing::grid), "written/grid/global", "global memory with atomics (L2)"},
-      {q(1ull << 30, mutability::written, warp_access::coalesced, sharing::thread), "written/streamed", "global memory"},
+      {q(256 << 10, mutability::written, warp_access::irregular, sharing::grid), "written/grid/cluster",
+       "distributed shared memory (thread-block clusters)"},
+      {q(1ull << 30, mutability::written, warp_access::irregular, sharing::grid), "written/grid/global",
+       "global memory with atomics (L2)"},
+      {q(1ull << 30, mutability::written, warp_access::coalesced, sharing::thread), "written/streamed",
+       "global memory"},
   };
   for (const auto& c : cases) {
     const auto a = advise::advise(c.query, &d, builtin_registry());
@@ -332,7 +352,10 @@ TEST(Advise, EveryBranchOfTheTree) {
   // Without clusters, data shared across blocks goes to global memory whatever its size.
   auto old = doc_with({});
   old.device.cluster_launch = false;
-  EXPECT_EQ(advise::advise(q(1024, mutability::written, warp_access::irregular, sharing::grid), &old, builtin_registry()).branch, "written/grid/global");
+  EXPECT_EQ(
+      advise::advise(q(1024, mutability::written, warp_access::irregular, sharing::grid), &old, builtin_registry())
+          .branch,
+      "written/grid/global");
 }
 
 TEST(Advise, CitesMeasuredFiguresWhenTheProfileHasThem) {
@@ -373,9 +396,15 @@ TEST(Advise, AFigureSaysWhenItsRunMeasuredIt) {
 }
 
 TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
-  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr, builtin_registry()), usage_error);
-  EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr, builtin_registry()), usage_error);
-  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::uniform, sharing::thread), nullptr, builtin_registry()), usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::read_only, warp_access::unknown, sharing::thread, true), nullptr,
+                              builtin_registry()),
+               usage_error);
+  EXPECT_THROW(advise::advise(q(16, mutability::written, warp_access::unknown, sharing::block, true), nullptr,
+                              builtin_registry()),
+               usage_error);
+  EXPECT_THROW(
+      advise::advise(q(16, mutability::read_only, warp_access::uniform, sharing::thread), nullptr, builtin_registry()),
+      usage_error);
   EXPECT_THROW(advise::advise(q(16, mutability::unknown), nullptr, builtin_registry()), usage_error);
   EXPECT_THROW(advise::advise(q(0, mutability::read_only), nullptr, builtin_registry()), usage_error);
   EXPECT_THROW(advise::parse_access("sometimes"), usage_error);
@@ -388,7 +417,9 @@ TEST(Advise, ContradictionsAndGapsAreUsageErrors) {
 TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
   std::vector<case_result> rows;
   auto red = [&](const char* kernel, double speedup) {
-    auto r = row("reduce", "sum", {{"kernel", std::string(kernel)}, {"type", std::string("f32")}, {"elements", std::int64_t{1} << 28}}, 1e-3);
+    auto r =
+        row("reduce", "sum",
+            {{"kernel", std::string(kernel)}, {"type", std::string("f32")}, {"elements", std::int64_t{1} << 28}}, 1e-3);
     r.metrics["speedup_vs_cub"] = speedup;
     rows.push_back(r);
   };
@@ -408,7 +439,8 @@ TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
   const auto f = report::findings(doc_with(rows), builtin_registry());
   std::string all;
   for (const auto& x : f) all += x.suite + ": " + x.text + "\n";
-  EXPECT_NE(all.find("reduce: best memscope sum of 268435456 f32: grid_stride_vec, 1.004x CUB"), std::string::npos) << all;
+  EXPECT_NE(all.find("reduce: best memscope sum of 268435456 f32: grid_stride_vec, 1.004x CUB"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("40.0 cycles for a broadcast, +11.0 cycles"), std::string::npos) << all;
   EXPECT_NE(all.find("up to 2.0 KiB at 34 cycles; up to 64.0 KiB at 100-104 cycles"), std::string::npos) << all;
   EXPECT_TRUE(report::findings(doc_with({}), builtin_registry()).empty());
@@ -417,8 +449,12 @@ TEST(Findings, DerivedFromRowsBestAgainstPeerAndFittedCosts) {
 TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   std::vector<case_result> rows;
   auto hist = [&](const char* strategy, const char* dist, double speedup, const char* kind, double cluster) {
-    auto r = row("histogram", "even", {{"strategy", std::string(strategy)}, {"bins", std::int64_t{65536}},
-                                       {"distribution", std::string(dist)}, {"samples", std::int64_t{1} << 28}}, 1e-3);
+    auto r = row("histogram", "even",
+                 {{"strategy", std::string(strategy)},
+                  {"bins", std::int64_t{65536}},
+                  {"distribution", std::string(dist)},
+                  {"samples", std::int64_t{1} << 28}},
+                 1e-3);
     r.metrics["speedup_vs_cub"] = speedup;
     if (*kind) {
       r.labels["plan_strategy"] = kind;
@@ -438,7 +474,8 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   lat("shared", 29);
   lat("dsmem_c2", 192);
   for (auto [width, gbps] : {std::pair<std::int64_t, double>{4, 4075}, {16, 4000}}) {
-    auto r = row("dsmem", "bandwidth", {{"target", std::string("dsmem_c2")}, {"op", std::string("read")}, {"width", width}}, 1e-3);
+    auto r = row("dsmem", "bandwidth",
+                 {{"target", std::string("dsmem_c2")}, {"op", std::string("read")}, {"width", width}}, 1e-3);
     r.gbps = gbps;
     r.metrics["ratio_to_shared"] = 0.29;
     rows.push_back(r);
@@ -446,7 +483,8 @@ TEST(Findings, HistogramAndDsmemRowsBecomeSentences) {
   std::string all;
   for (const auto& x : report::findings(doc_with(rows), builtin_registry())) all += x.suite + ": " + x.text + "\n";
   EXPECT_NE(all.find("65536 bins, 268435456 uniform samples: automatic choice (a 2-block split cluster) 17.50x CUB"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("all samples in one bin: 1.60x"), std::string::npos) << all;
   EXPECT_NE(all.find("dependent-load latency: shared 29 cycles; dsmem_c2 192 cycles"), std::string::npos) << all;
   EXPECT_NE(all.find("fastest remote read: dsmem_c2 with 4-byte accesses, 4075 GB/s"), std::string::npos) << all;
@@ -456,7 +494,10 @@ TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
   std::vector<case_result> rows;
   // A Hopper-like ladder: L1 40 cycles to 192 KiB, L2 ~290 to 24 MiB, DRAM ~680 beyond 128 MiB.
   for (std::int64_t ws = 1024; ws <= (std::int64_t{4} << 30); ws *= 2) {
-    const double cycles = ws <= 192 * 1024 ? 40 : ws <= (24 << 20) ? 290 + (ws > (1 << 20) ? 5 : 0) : ws < (128 << 20) ? 450 : 680;
+    const double cycles = ws <= 192 * 1024   ? 40
+                          : ws <= (24 << 20) ? 290 + (ws > (1 << 20) ? 5 : 0)
+                          : ws < (128 << 20) ? 450
+                                             : 680;
     auto r = row("latency", "global", {{"path", std::string("default")}, {"ws_bytes", ws}}, 1e-3);
     r.metrics["cycles_per_load"] = cycles;
     rows.push_back(r);
@@ -473,9 +514,11 @@ TEST(Findings, LatencyLadderAndBandwidthLevelsAreNamed) {
   for (const auto& x : report::findings(d, builtin_registry())) all += x.suite + ": " + x.text + "\n";
   EXPECT_NE(all.find("default loads: L1 40 cycles (20 ns) up to 128.0 KiB; L2 295 cycles (148 ns) up to 16.0 MiB; "
                      "DRAM 680 cycles (340 ns) from 128.0 MiB; between, 32.0 MiB-64.0 MiB: 450 to 450 cycles"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
   EXPECT_NE(all.find("slices rotate between SMs (x = buffer): L2 9000 GB/s (2.2x copy) up to 64.0 MiB; DRAM 4300 GB/s"),
-            std::string::npos) << all;
+            std::string::npos)
+      << all;
 }
 
 namespace {
@@ -496,28 +539,36 @@ case_result sampled_row(const std::string& name, double median, double spread, s
 TEST(Compare, RankTestAndEffectSizeDecideTogether) {
   // Same distribution, fresh draws: never a verdict, over many seeds.
   for (std::uint64_t seed = 1; seed <= 50; ++seed) {
-    const auto c = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, seed)}), doc_with({sampled_row("x", 1e-3, 0.02, seed + 1000)}), builtin_registry());
+    const auto c = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, seed)}),
+                                   doc_with({sampled_row("x", 1e-3, 0.02, seed + 1000)}), builtin_registry());
     EXPECT_EQ(c.rows[0].v, report::verdict::same) << "seed " << seed << " p " << c.rows[0].p;
   }
   // A 10% shift with 2% noise: slower, and the p-value says how sure.
-  const auto slow = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, 1)}), doc_with({sampled_row("x", 1.1e-3, 0.02, 2)}), builtin_registry());
+  const auto slow = report::compare(doc_with({sampled_row("x", 1e-3, 0.02, 1)}),
+                                    doc_with({sampled_row("x", 1.1e-3, 0.02, 2)}), builtin_registry());
   EXPECT_EQ(slow.rows[0].v, report::verdict::slower);
   EXPECT_LT(slow.rows[0].p, 1e-6);
   // A real 1% shift is below the default effect size: same, however sure the test is.
-  const auto small = report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry());
+  const auto small = report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}),
+                                     doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry());
   EXPECT_LT(small.rows[0].p, 1e-6);
   EXPECT_EQ(small.rows[0].v, report::verdict::same);
   report::compare_options fine;
   fine.min_effect = 0.005;
-  EXPECT_EQ(report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}), doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry(), fine)
-                .rows[0].v,
+  EXPECT_EQ(report::compare(doc_with({sampled_row("x", 1e-3, 0.001, 1, 400)}),
+                            doc_with({sampled_row("x", 1.01e-3, 0.001, 2, 400)}), builtin_registry(), fine)
+                .rows[0]
+                .v,
             report::verdict::slower);
   // A 10% gap between two noisy runs (30% spread, 10 samples): not enough evidence.
-  const auto noisy = report::compare(doc_with({sampled_row("x", 1e-3, 0.3, 1, 10)}), doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}), builtin_registry());
+  const auto noisy = report::compare(doc_with({sampled_row("x", 1e-3, 0.3, 1, 10)}),
+                                     doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}), builtin_registry());
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
   report::compare_options bad;
   bad.alpha = 0;
-  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}), builtin_registry(), bad), usage_error);
+  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}),
+                               builtin_registry(), bad),
+               usage_error);
 }
 
 namespace {
@@ -646,10 +697,18 @@ TEST(Advise, TheHostSideBranchesAndTheirFigures) {
     EXPECT_NE(a.evidence.front().find("not in this profile"), std::string::npos) << a.evidence.front();
   }
   // With transfer rows the figure is cited, at the nearest measured size.
-  auto pinned = row("transfer", "copy", {{"engine", std::string("copy_engine")}, {"memory", std::string("pinned")},
-                                          {"direction", std::string("h2d")}, {"bytes", std::int64_t{1} << 28}}, 5e-3);
-  auto pageable = row("transfer", "copy", {{"engine", std::string("copy_engine")}, {"memory", std::string("pageable")},
-                                            {"direction", std::string("h2d")}, {"bytes", std::int64_t{1} << 28}}, 3e-2);
+  auto pinned = row("transfer", "copy",
+                    {{"engine", std::string("copy_engine")},
+                     {"memory", std::string("pinned")},
+                     {"direction", std::string("h2d")},
+                     {"bytes", std::int64_t{1} << 28}},
+                    5e-3);
+  auto pageable = row("transfer", "copy",
+                      {{"engine", std::string("copy_engine")},
+                       {"memory", std::string("pageable")},
+                       {"direction", std::string("h2d")},
+                       {"bytes", std::int64_t{1} << 28}},
+                      3e-2);
   const auto with = doc_with({pinned, pageable});
   auto q1 = host(advise::host_origin::once, false, 1);
   q1.bytes = 100u << 20;
@@ -705,7 +764,8 @@ std::string larger_than_gpu_evidence(const results_doc& d) {
 // Data larger than the GPU: the answer quotes the chunk sweep and what each further prefetch
 // added, net of the overlap (1 chunk 20 ms, 16 chunks 23 ms: 0.2 ms each).
 TEST(Advise, LargerThanTheGpuQuotesWhatEachPrefetchCosts) {
-  const auto all = larger_than_gpu_evidence(doc_with({pipeline_row(1, 20e-3), pipeline_row(4, 20.6e-3), pipeline_row(16, 23e-3)}));
+  const auto all =
+      larger_than_gpu_evidence(doc_with({pipeline_row(1, 20e-3), pipeline_row(4, 20.6e-3), pipeline_row(16, 23e-3)}));
   EXPECT_NE(all.find("in 16 chunks of 64.0 MiB"), std::string::npos) << all;
   EXPECT_NE(all.find("(0.87x)"), std::string::npos) << all;
   EXPECT_NE(all.find("each further prefetch added 200 us"), std::string::npos) << all;
@@ -716,15 +776,17 @@ TEST(Advise, LargerThanTheGpuQuotesWhatEachPrefetchCosts) {
 // (sqrt(the shorter of prefetch and kernels / a prefetch's cost)) calls the best count; the
 // prefetch alone comes from access' row of the same bytes.
 TEST(Advise, LargerThanTheGpuQuotesWhatOverlapWonWithHeavyKernels) {
-  const auto prefetch = row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
+  const auto prefetch =
+      row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
   // Copies: 16 chunks cost 15 x 100 us. Heavy kernels: 20 ms prefetch + 40 ms kernels serial,
   // 16 chunks 42 ms.
-  const auto all = larger_than_gpu_evidence(doc_with(
-      {prefetch, pipeline_row(1, 20.5e-3, 0), pipeline_row(16, 22e-3, 0), pipeline_row(1, 60e-3, 4096), pipeline_row(16, 42e-3, 4096)}));
+  const auto all = larger_than_gpu_evidence(doc_with({prefetch, pipeline_row(1, 20.5e-3, 0), pipeline_row(16, 22e-3, 0),
+                                                      pipeline_row(1, 60e-3, 4096), pipeline_row(16, 42e-3, 4096)}));
   EXPECT_NE(all.find("each further prefetch added 100 us"), std::string::npos) << all;
-  EXPECT_NE(all.find("with kernels doing 4096 multiply-adds a word (about 40.0 ms on these bytes, the prefetch 20.0 ms), "
-                     "16 chunks ran 1.43x one prefetch then the kernels"),
-            std::string::npos)
+  EXPECT_NE(
+      all.find("with kernels doing 4096 multiply-adds a word (about 40.0 ms on these bytes, the prefetch 20.0 ms), "
+               "16 chunks ran 1.43x one prefetch then the kernels"),
+      std::string::npos)
       << all;
   EXPECT_NE(all.find("predicts 14.1 chunks"), std::string::npos) << all;  // sqrt(20 ms / 100 us)
 }
@@ -732,15 +794,18 @@ TEST(Advise, LargerThanTheGpuQuotesWhatOverlapWonWithHeavyKernels) {
 // Double buffering from pinned memory, measured beside the prefetch pipeline, is quoted against
 // the prefetch pipeline's best at every kernel weight.
 TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
-  const auto all = larger_than_gpu_evidence(doc_with(
-      {pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 22e-3, 0, "prefetch"), pipeline_row(1, 60e-3, 4096, "prefetch"),
-       pipeline_row(16, 42e-3, 4096, "prefetch"), pipeline_row(1, 19e-3, 0, "pinned_copy"), pipeline_row(16, 18e-3, 0, "pinned_copy"),
-       pipeline_row(1, 58e-3, 4096, "pinned_copy"), pipeline_row(16, 40e-3, 4096, "pinned_copy")}));
+  const auto all = larger_than_gpu_evidence(
+      doc_with({pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 22e-3, 0, "prefetch"),
+                pipeline_row(1, 60e-3, 4096, "prefetch"), pipeline_row(16, 42e-3, 4096, "prefetch"),
+                pipeline_row(1, 19e-3, 0, "pinned_copy"), pipeline_row(16, 18e-3, 0, "pinned_copy"),
+                pipeline_row(1, 58e-3, 4096, "pinned_copy"), pipeline_row(16, 40e-3, 4096, "pinned_copy")}));
   // The prefetch figures are the prefetch rows' alone: 15 x 100 us.
   EXPECT_NE(all.find("each further prefetch added 100 us"), std::string::npos) << all;
-  EXPECT_NE(all.find("double buffering from pinned memory instead, best at 0 multiply-adds a word: 16 chunks"), std::string::npos)
+  EXPECT_NE(all.find("double buffering from pinned memory instead, best at 0 multiply-adds a word: 16 chunks"),
+            std::string::npos)
       << all;
-  EXPECT_NE(all.find("1.14x the best prefetch pipeline; 4096 multiply-adds a word: 16 chunks"), std::string::npos) << all;
+  EXPECT_NE(all.find("1.14x the best prefetch pipeline; 4096 multiply-adds a word: 16 chunks"), std::string::npos)
+      << all;
   EXPECT_NE(all.find("1.05x the best prefetch pipeline"), std::string::npos) << all;
 }
 
@@ -748,15 +813,18 @@ TEST(Advise, LargerThanTheGpuQuotesPinnedDoubleBufferingBesideThePrefetches) {
 // 0.6 ms faster than one), the finding and the advisor say so instead of quoting a negative
 // cost per piece, and the model, which needs a positive cost, is left out.
 TEST(Advise, MorePiecesFasterInAllIsNoNegativeCost) {
-  const auto prefetch = row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
+  const auto prefetch =
+      row("managed", "access", {{"mode", std::string("prefetch")}, {"bytes", std::int64_t{1} << 30}}, 20e-3);
   const auto d = doc_with({prefetch, pipeline_row(1, 20.5e-3, 0, "prefetch"), pipeline_row(16, 20.2e-3, 0, "prefetch"),
                            pipeline_row(1, 60e-3, 4096, "prefetch"), pipeline_row(16, 42e-3, 4096, "prefetch"),
                            pipeline_row(1, 19e-3, 0, "pinned_copy"), pipeline_row(16, 18.4e-3, 0, "pinned_copy")});
   std::string findings;
   for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
-  EXPECT_NE(findings.find("16 chunks took 600 us less than one in all: no cost of a further copy shows"), std::string::npos)
+  EXPECT_NE(findings.find("16 chunks took 600 us less than one in all: no cost of a further copy shows"),
+            std::string::npos)
       << findings;
-  EXPECT_NE(findings.find("16 chunks took 300 us less than one in all: no cost of a further prefetch shows"), std::string::npos)
+  EXPECT_NE(findings.find("16 chunks took 300 us less than one in all: no cost of a further prefetch shows"),
+            std::string::npos)
       << findings;
   EXPECT_EQ(findings.find("added -"), std::string::npos) << findings;
   EXPECT_EQ(findings.find("the model's best"), std::string::npos) << "no positive cost, no model: " << findings;
@@ -771,20 +839,25 @@ TEST(Advise, MorePiecesFasterInAllIsNoNegativeCost) {
 // each feed at the lightest kernels.
 TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
   const auto streamed = [](const char* feed, std::int64_t chunks, std::int64_t work, double seconds) {
-    auto r = row("managed", "stream",
-                 {{"feed", std::string(feed)}, {"chunks", chunks}, {"work", work}, {"percent_of_free", std::int64_t{150}}}, seconds);
+    auto r =
+        row("managed", "stream",
+            {{"feed", std::string(feed)}, {"chunks", chunks}, {"work", work}, {"percent_of_free", std::int64_t{150}}},
+            seconds);
     r.labels["free"] = "4.0 GiB";
     return r;
   };
   const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
   // gbps = 2 MiB / seconds: the fastest prefetched point is 64 chunks, the fastest pinned 16.
-  const auto all = larger_than_gpu_evidence(doc_with({over, streamed("prefetch", 16, 0, 2e-3), streamed("prefetch", 64, 0, 1e-3),
-                                                      streamed("pinned_copy", 16, 0, 0.5e-3), streamed("pinned_copy", 64, 0, 0.8e-3),
-                                                      streamed("prefetch", 16, 1024, 0.1e-3)}));
+  const auto all =
+      larger_than_gpu_evidence(doc_with({over, streamed("prefetch", 16, 0, 2e-3), streamed("prefetch", 64, 0, 1e-3),
+                                         streamed("pinned_copy", 16, 0, 0.5e-3), streamed("pinned_copy", 64, 0, 0.8e-3),
+                                         streamed("prefetch", 16, 1024, 0.1e-3)}));
   EXPECT_NE(all.find("a kernel faulting managed memory in: 150% of the free memory"), std::string::npos) << all;
-  EXPECT_NE(all.find("streamed through it in chunks (0 multiply-adds a word): prefetched 2.1 GB/s (64 chunks), pinned through "
-                     "two device buffers 4.2 GB/s (16 chunks)"),
-            std::string::npos)
+  EXPECT_NE(
+      all.find(
+          "streamed through it in chunks (0 multiply-adds a word): prefetched 2.1 GB/s (64 chunks), pinned through "
+          "two device buffers 4.2 GB/s (16 chunks)"),
+      std::string::npos)
       << all;
 }
 
@@ -793,64 +866,81 @@ TEST(Advise, LargerThanTheGpuQuotesTheStreamPastTheFreeMemory) {
 TEST(Advise, LargerThanTheGpuQuotesTheRoundTripBesideTheOneWayStream) {
   const auto streamed = stream_row;
   const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
-  const auto d = doc_with({over, streamed("prefetch", "device", 16, 1e-3), streamed("pinned_copy", "device", 16, 0.5e-3),
-                           streamed("prefetch", "host", 16, 2e-3), streamed("prefetch", "host", 64, 4e-3),
-                           streamed("pinned_copy", "host", 16, 1e-3), streamed("prefetch", "host_mapped", 16, 1.25e-3),
-                           streamed("pinned_copy", "host_mapped", 16, 0.625e-3)});
+  const auto d =
+      doc_with({over, streamed("prefetch", "device", 16, 1e-3), streamed("pinned_copy", "device", 16, 0.5e-3),
+                streamed("prefetch", "host", 16, 2e-3), streamed("prefetch", "host", 64, 4e-3),
+                streamed("pinned_copy", "host", 16, 1e-3), streamed("prefetch", "host_mapped", 16, 1.25e-3),
+                streamed("pinned_copy", "host_mapped", 16, 0.625e-3)});
   const auto all = larger_than_gpu_evidence(d);
-  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), pinned through two device buffers 4.2 GB/s (16 chunks)"
-                     "; with the output brought back to the host as well: prefetched in and back 1.0 GB/s (16 chunks), pinned through two "
-                     "device buffers and back through two more 2.1 GB/s (16 chunks); the kernels writing their output straight into "
-                     "host memory: managed (mapped output) 1.7 GB/s (16 chunks), pinned through two device buffers (mapped output) "
+  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), pinned through two device buffers 4.2 "
+                     "GB/s (16 chunks)"
+                     "; with the output brought back to the host as well: prefetched in and back 1.0 GB/s (16 chunks), "
+                     "pinned through two "
+                     "device buffers and back through two more 2.1 GB/s (16 chunks); the kernels writing their output "
+                     "straight into "
+                     "host memory: managed (mapped output) 1.7 GB/s (16 chunks), pinned through two device buffers "
+                     "(mapped output) "
                      "3.4 GB/s (16 chunks)"),
             std::string::npos)
       << all;
   std::string findings;
   for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
-  EXPECT_NE(findings.find("its output brought back to the host as it is made (GB/s of input): managed, the output discarded, "
-                          "prefetched in and back 1.0 GB/s, 0.50x the same with the output left on the device; copied from "
-                          "pinned memory through two device buffers and back through two more 2.1 GB/s, 0.50x the same with "
-                          "the output left on the device (2.00x the prefetches)"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find("its output brought back to the host as it is made (GB/s of input): managed, the output discarded, "
+                    "prefetched in and back 1.0 GB/s, 0.50x the same with the output left on the device; copied from "
+                    "pinned memory through two device buffers and back through two more 2.1 GB/s, 0.50x the same with "
+                    "the output left on the device (2.00x the prefetches)"),
+      std::string::npos)
       << findings;
-  EXPECT_NE(findings.find("which writes its output straight into host memory (GB/s of input): managed, prefetched in, the output "
-                          "into managed pages left on the host and mapped by the GPU 1.7 GB/s, 0.80x the same with the output left "
-                          "on the device; copied from pinned memory through two device buffers, the output into mapped pinned "
-                          "memory 3.4 GB/s, 0.80x the same with the output left on the device (2.00x the prefetches)"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "which writes its output straight into host memory (GB/s of input): managed, prefetched in, the output "
+          "into managed pages left on the host and mapped by the GPU 1.7 GB/s, 0.80x the same with the output left "
+          "on the device; copied from pinned memory through two device buffers, the output into mapped pinned "
+          "memory 3.4 GB/s, 0.80x the same with the output left on the device (2.00x the prefetches)"),
+      std::string::npos)
       << findings;
   // 64 chunks ran only the round trip: no one-way figure to compare with.
-  EXPECT_NE(findings.find("in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word, its output "
-                          "brought back to the host as it is made (GB/s of input): managed, the output discarded, prefetched in "
-                          "and back 0.5 GB/s\n"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word, its output "
+          "brought back to the host as it is made (GB/s of input): managed, the output discarded, prefetched in "
+          "and back 0.5 GB/s\n"),
+      std::string::npos)
       << findings;
 }
 
 // Read-mostly input pages are a third feed: the finding sets them against the migrated input and
 // the pinned copies against them; the answer quotes the best of them beside the other feeds.
 TEST(Advise, LargerThanTheGpuQuotesReadMostlyInputBesideTheMigratedPrefetches) {
-  const auto streamed = [](const char* feed, std::int64_t chunks, double seconds) { return stream_row(feed, "device", chunks, seconds); };
+  const auto streamed = [](const char* feed, std::int64_t chunks, double seconds) {
+    return stream_row(feed, "device", chunks, seconds);
+  };
   const auto over = row("managed", "oversubscribe", {{"percent_of_free", std::int64_t{150}}}, 0.2);
   // gbps = 2 MiB / seconds.
   const auto d = doc_with({over, streamed("prefetch", 16, 1e-3), streamed("prefetch_read_mostly", 16, 0.8e-3),
                            streamed("prefetch_read_mostly", 64, 0.9e-3), streamed("pinned_copy", 16, 0.5e-3)});
   const auto all = larger_than_gpu_evidence(d);
-  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), the input read-mostly 2.6 GB/s (16 chunks), pinned "
+  EXPECT_NE(all.find("(0 multiply-adds a word): prefetched 2.1 GB/s (16 chunks), the input read-mostly 2.6 GB/s (16 "
+                     "chunks), pinned "
                      "through two device buffers 4.2 GB/s (16 chunks)"),
             std::string::npos)
       << all;
   std::string findings;
   for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
-  EXPECT_NE(findings.find("in 16 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: prefetched "
-                          "2.1 GB/s; the input advised read-mostly 2.6 GB/s (1.25x the migrated input); copied from pinned memory "
-                          "through two device buffers 4.2 GB/s (2.00x the prefetches, 1.60x the read-mostly ones)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "in 16 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: prefetched "
+          "2.1 GB/s; the input advised read-mostly 2.6 GB/s (1.25x the migrated input); copied from pinned memory "
+          "through two device buffers 4.2 GB/s (2.00x the prefetches, 1.60x the read-mostly ones)\n"),
+      std::string::npos)
       << findings;
   // 64 chunks ran read-mostly alone: it is the line's first figure.
-  EXPECT_NE(findings.find("in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: the input "
-                          "advised read-mostly 2.3 GB/s\n"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "in 64 chunks of 384.0 MiB, each handed as it lands to a kernel doing 0 multiply-adds a word: the input "
+          "advised read-mostly 2.3 GB/s\n"),
+      std::string::npos)
       << findings;
   // Rows of two processes (a resumed run, another board) are quoted, never set against each other.
   auto resumed = d;
@@ -858,9 +948,11 @@ TEST(Advise, LargerThanTheGpuQuotesReadMostlyInputBesideTheMigratedPrefetches) {
     if (r.string_axis("feed") == "prefetch_read_mostly") r.source = 1;
   std::string apart;
   for (const auto& x : report::findings(resumed, builtin_registry())) apart += x.text + "\n";
-  EXPECT_NE(apart.find("prefetched 2.1 GB/s; the input advised read-mostly 2.6 GB/s; copied from pinned memory through two device "
-                       "buffers 4.2 GB/s (2.00x the prefetches)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      apart.find(
+          "prefetched 2.1 GB/s; the input advised read-mostly 2.6 GB/s; copied from pinned memory through two device "
+          "buffers 4.2 GB/s (2.00x the prefetches)\n"),
+      std::string::npos)
       << apart;
 }
 
@@ -869,23 +961,31 @@ TEST(Advise, LargerThanTheGpuQuotesReadMostlyInputBesideTheMigratedPrefetches) {
 TEST(Findings, EachPairingOfEnginesBothWaysAgainstTwoCopyEngines) {
   const auto both = [](const char* up, const char* down, double seconds, double h2d, double d2h) {
     auto r = row("transfer", "engines",
-                 {{"up", std::string(up)}, {"down", std::string(down)}, {"memory", std::string("pinned")}, {"bytes", std::int64_t{1} << 30}},
+                 {{"up", std::string(up)},
+                  {"down", std::string(down)},
+                  {"memory", std::string("pinned")},
+                  {"bytes", std::int64_t{1} << 30}},
                  seconds);
     if (h2d > 0) r.metrics["h2d_gbps"] = h2d, r.metrics["d2h_gbps"] = d2h;
     return r;
   };
-  const auto d = doc_with({both("copy_engine", "copy_engine", 2e-5, 50, 55), both("sm_kernel", "sm_kernel", 2.5e-5, 0, 0),
-                           both("copy_engine", "sm_kernel", 4e-5, 25, 52)});
+  const auto d =
+      doc_with({both("copy_engine", "copy_engine", 2e-5, 50, 55), both("sm_kernel", "sm_kernel", 2.5e-5, 0, 0),
+                both("copy_engine", "sm_kernel", 4e-5, 25, 52)});
   std::string findings;
   for (const auto& x : report::findings(d, builtin_registry())) findings += x.text + "\n";
-  EXPECT_NE(findings.find("both ways at once, 1.0 GiB each way from pinned memory: CE up + CE down 104.9 GB/s (h2d 50.0 GB/s, d2h "
-                          "55.0 GB/s); CE up + SM down 52.4 GB/s (h2d 25.0 GB/s, d2h 52.0 GB/s); SM up + SM down 83.9 GB/s (one "
-                          "launch)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "both ways at once, 1.0 GiB each way from pinned memory: CE up + CE down 104.9 GB/s (h2d 50.0 GB/s, d2h "
+          "55.0 GB/s); CE up + SM down 52.4 GB/s (h2d 25.0 GB/s, d2h 52.0 GB/s); SM up + SM down 83.9 GB/s (one "
+          "launch)\n"),
+      std::string::npos)
       << findings;
-  EXPECT_NE(findings.find("the copy engine's h2d beside an SM kernel's d2h: 0.50x its rate beside a second copy engine; the kernel's "
-                          "d2h 0.95x the copy engine's there (together 0.50x the two copy engines)\n"),
-            std::string::npos)
+  EXPECT_NE(
+      findings.find(
+          "the copy engine's h2d beside an SM kernel's d2h: 0.50x its rate beside a second copy engine; the kernel's "
+          "d2h 0.95x the copy engine's there (together 0.50x the two copy engines)\n"),
+      std::string::npos)
       << findings;
   // Data the host sends every iteration: the advice warns against mixing, with the figure.
   advise::query q;
@@ -894,10 +994,12 @@ TEST(Findings, EachPairingOfEnginesBothWaysAgainstTwoCopyEngines) {
   EXPECT_NE(a.technique.find("not while a copy engine moves data the other way"), std::string::npos) << a.technique;
   std::string evidence;
   for (const auto& e : a.evidence) evidence += e + "\n";
-  EXPECT_NE(evidence.find("both ways at once, 1.0 GiB each way: the copy engine's h2d beside a kernel moving the other way through "
-                          "mapped memory 25.0 GB/s (0.50x its rate beside a second copy engine); the two together 52.4 GB/s "
-                          "against 104.9 GB/s for two copy engines"),
-            std::string::npos)
+  EXPECT_NE(
+      evidence.find(
+          "both ways at once, 1.0 GiB each way: the copy engine's h2d beside a kernel moving the other way through "
+          "mapped memory 25.0 GB/s (0.50x its rate beside a second copy engine); the two together 52.4 GB/s "
+          "against 104.9 GB/s for two copy engines"),
+      std::string::npos)
       << evidence;
 }
 

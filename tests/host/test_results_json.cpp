@@ -122,7 +122,8 @@ TEST(ResultsJson, TheColdFlushIsKeptAndCheckedByVersion) {
     results_from_json(warm_but_dirty);
     ADD_FAILURE() << "a warm run with a cold_flush was read";
   } catch (const results_error& e) {
-    EXPECT_NE(std::string(e.what()).find("$.options.cold_flush: appears only where cold is true"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("$.options.cold_flush: appears only where cold is true"), std::string::npos)
+        << e.what();
   }
   auto unknown = to_json(d);
   unknown["results"][0]["samples"]["cold_flush"] = "lukewarm";

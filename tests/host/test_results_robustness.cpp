@@ -21,8 +21,8 @@ using nlohmann::json;
 
 namespace {
 
-case_result timed_row(const std::string& suite, const std::string& name, std::vector<std::pair<std::string, axis_value>> axes,
-                      double median) {
+case_result timed_row(const std::string& suite, const std::string& name,
+                      std::vector<std::pair<std::string, axis_value>> axes, double median) {
   case_result r = memscope::testing::timed_row(suite, name, std::move(axes), median, 0.01);
   r.gbps = 1000;
   return r;
@@ -66,7 +66,8 @@ TEST(ResultsReader, LooseDocumentsAreRefusedWithTheFileAndPath) {
   EXPECT_NE(error_of(j).find("not a memscope results file"), std::string::npos);
   j = valid_doc();
   j["results"][0].erase("axes_label");
-  EXPECT_NE(error_of(j).find("$.results[0]: lacks the required field \"axes_label\""), std::string::npos) << error_of(j);
+  EXPECT_NE(error_of(j).find("$.results[0]: lacks the required field \"axes_label\""), std::string::npos)
+      << error_of(j);
 }
 
 TEST(ResultsReader, ImpossibleFiguresAreRefused) {
@@ -87,7 +88,8 @@ TEST(ResultsReader, ImpossibleFiguresAreRefused) {
   EXPECT_NE(error_of(j).find("$.device.total_global_mem: is below"), std::string::npos) << error_of(j);
   j = valid_doc();
   j["results"][0]["metrics"]["cycles_per_access"] = "fast";
-  EXPECT_NE(error_of(j).find("$.results[0].metrics.cycles_per_access: must be a number"), std::string::npos) << error_of(j);
+  EXPECT_NE(error_of(j).find("$.results[0].metrics.cycles_per_access: must be a number"), std::string::npos)
+      << error_of(j);
 }
 
 TEST(ResultsReader, RepeatedRowsAreRefused) {
@@ -152,15 +154,20 @@ TEST(Report, HugeAxisValuesFinishAndMissingMetricsDrawNoNan) {
   auto d = results_from_json(valid_doc());
   d.results.clear();
   for (std::int64_t off : {std::int64_t{100000000000000000}, std::int64_t{100000000000000016}}) {
-    auto r = timed_row("coalescing", "offset", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"offset", off}}, 1e-3);
+    auto r = timed_row("coalescing", "offset",
+                       {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}, {"offset", off}}, 1e-3);
     d.results.push_back(r);
   }
   // A bank_conflicts row without its metrics.
-  d.results.push_back(timed_row("bank_conflicts", "stride", {{"word_bytes", std::int64_t{4}}, {"op", std::string("load")}, {"stride", std::int64_t{2}}}, 1e-3));
-  auto c = timed_row("constant", "broadcast", {{"space", std::string("constant")}, {"distinct", std::int64_t{1}}}, 1e-4);
+  d.results.push_back(
+      timed_row("bank_conflicts", "stride",
+                {{"word_bytes", std::int64_t{4}}, {"op", std::string("load")}, {"stride", std::int64_t{2}}}, 1e-3));
+  auto c =
+      timed_row("constant", "broadcast", {{"space", std::string("constant")}, {"distinct", std::int64_t{1}}}, 1e-4);
   d.results.push_back(c);
   const auto html = report::render_html(d, builtin_registry());
-  for (const char* bad : {"\"nan", "nan\"", ">nan", "-nan", "inf<", "\"inf"}) EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+  for (const char* bad : {"\"nan", "nan\"", ">nan", "-nan", "inf<", "\"inf"})
+    EXPECT_EQ(html.find(bad), std::string::npos) << bad;
   for (const auto& f : report::findings(d, builtin_registry())) {
     EXPECT_EQ(f.text.find("nan"), std::string::npos) << f.text;
     EXPECT_EQ(f.text.find("inf "), std::string::npos) << f.text;
@@ -196,8 +203,11 @@ TEST(Report, AFindingNamingTheNanHeavyInputIsKept) {
   d.results.clear();
   for (const std::string dist : {"uniform", "nan_heavy"}) {
     auto r = timed_row("histogram", "adversarial",
-                       {{"strategy", std::string("auto")}, {"bins", std::int64_t{4096}}, {"distribution", dist},
-                        {"type", std::string("f32")}, {"samples", std::int64_t{1} << 28}},
+                       {{"strategy", std::string("auto")},
+                        {"bins", std::int64_t{4096}},
+                        {"distribution", dist},
+                        {"type", std::string("f32")},
+                        {"samples", std::int64_t{1} << 28}},
                        1e-3);
     r.metrics["speedup_vs_cub"] = dist == "nan_heavy" ? 1.74 : 10.8;
     r.labels["plan"] = "block shared memory";
@@ -213,7 +223,8 @@ TEST(Advise, RowsWithoutTheAxesAFactNeedsGiveNoFigureNotGarbage) {
   auto d = results_from_json(valid_doc());
   d.results.clear();
   // Histogram rows without a bins axis (hand-edited): the fact has nothing to stand on.
-  auto r = timed_row("histogram", "even", {{"strategy", std::string("auto")}, {"distribution", std::string("uniform")}}, 1e-3);
+  auto r = timed_row("histogram", "even", {{"strategy", std::string("auto")}, {"distribution", std::string("uniform")}},
+                     1e-3);
   r.metrics["speedup_vs_cub"] = 5;
   d.results.push_back(r);
   advise::query q;
@@ -240,7 +251,8 @@ TEST(OutputFile, FailedWritesLeaveTheTargetAndOutputsAreCheckedFirst) {
   const std::string dir = ::testing::TempDir();
   const std::string keep = dir + "keep.html";
   std::ofstream(keep) << "keep";
-  EXPECT_THROW(write_output(keep, [](std::ostream&) { throw std::runtime_error("rendering failed"); }), std::runtime_error);
+  EXPECT_THROW(write_output(keep, [](std::ostream&) { throw std::runtime_error("rendering failed"); }),
+               std::runtime_error);
   std::ifstream in(keep);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "keep");

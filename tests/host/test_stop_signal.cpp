@@ -16,7 +16,7 @@ using namespace memscope;
 namespace {
 
 void (*current_handler(int sig))(int) {
-  struct sigaction now{};
+  struct sigaction now {};
   sigaction(sig, nullptr, &now);
   return now.sa_handler;
 }
@@ -58,7 +58,8 @@ TEST(StopSignal, NamesTheSignalsItHandles) {
 
 TEST(StopSignal, ASignalIgnoredAtTheStartStaysIgnored) {
   // As nohup leaves SIGHUP, and a non-interactive shell a background job's SIGINT.
-  struct sigaction ignore{}, before{};
+  struct sigaction ignore {
+  }, before{};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ASSERT_EQ(sigaction(SIGHUP, &ignore, &before), 0);

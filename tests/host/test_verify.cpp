@@ -23,7 +23,9 @@ TEST(Verify, NearPassesWithinToleranceAndReportsFirstMismatch) {
 
 TEST(Verify, PoisonNeverPasses) {
   std::vector<float> got(10, std::numeric_limits<float>::quiet_NaN());
-  EXPECT_FALSE(compare_near(got.data(), got.size(), [](std::size_t) { return 0.0; }, 1.0, 1.0).passed);
+  EXPECT_FALSE(compare_near(
+                   got.data(), got.size(), [](std::size_t) { return 0.0; }, 1.0, 1.0)
+                   .passed);
   EXPECT_FALSE(compare_exact(got.data(), got.size(), [](std::size_t) { return 0.0f; }).passed);
 }
 

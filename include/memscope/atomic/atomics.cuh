@@ -36,7 +36,7 @@ enum class scope { device, block, system };
 struct policy {
   static constexpr int block_threads = 256;
   static constexpr int blocks_per_sm = 4;
-  static constexpr int cluster = 2;        // DSMEM: each block of a pair updates the other's counters
+  static constexpr int cluster = 2;         // DSMEM: each block of a pair updates the other's counters
   static constexpr int chain_words = 1024;  // the latency chase's ring
   static constexpr int line_words = 32;     // 128 bytes: one L2 line per step of the home chase
 };
@@ -49,7 +49,7 @@ constexpr std::uint32_t chain_stride(target t) { return t == target::global ? po
 
 /// Where the reference looks for a target's counters.
 constexpr reference::counters_in counters_of(target t) {
-  return t == target::global ? reference::counters_in::global
+  return t == target::global   ? reference::counters_in::global
          : t == target::shared ? reference::counters_in::own_block
                                : reference::counters_in::peer_block;
 }
@@ -148,8 +148,10 @@ __global__ void __launch_bounds__(policy::block_threads)
   T* const p = base + index;
   for (int i = 0; i < iters; ++i) {
     if constexpr (Aggregate && !offers_max(O)) {
-      const unsigned group = __match_any_sync(__activemask(), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
-      if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(group) - 1)) detail::apply<O, Sc>(p, static_cast<T>(__popc(group)));
+      const unsigned group =
+          __match_any_sync(__activemask(), static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
+      if ((threadIdx.x & 31) == static_cast<unsigned>(__ffs(group) - 1))
+        detail::apply<O, Sc>(p, static_cast<T>(__popc(group)));
     } else if constexpr (offers_max(O)) {
       detail::apply<O, Sc>(p, static_cast<T>(reference::max_value(t, i, iters)));
     } else {
@@ -163,7 +165,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 #else
     __syncthreads();
 #endif
-    for (unsigned i = threadIdx.x; i < per_block; i += blockDim.x) counters[static_cast<std::size_t>(blockIdx.x) * per_block + i] = own[i];
+    for (unsigned i = threadIdx.x; i < per_block; i += blockDim.x)
+      counters[static_cast<std::size_t>(blockIdx.x) * per_block + i] = own[i];
   }
 }
 
@@ -173,11 +176,13 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// reference::chain_ring(chain_stride(target::global)) (L2); shared: one block, its own ring;
 /// dsmem: every pair k of a grid of clusters of two, block 0 walks block 1's ring.
 template <target Tg>
-__global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsigned long long* cycles, std::uint32_t* last, unsigned* sms) {
+__global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsigned long long* cycles,
+                                    std::uint32_t* last, unsigned* sms) {
   __shared__ std::uint32_t ring_shared[policy::chain_words];
   std::uint32_t* ring = ring_global;
   if constexpr (Tg != target::global) {
-    for (int i = threadIdx.x; i < policy::chain_words; i += blockDim.x) ring_shared[i] = reference::chain_next(static_cast<std::uint32_t>(i));
+    for (int i = threadIdx.x; i < policy::chain_words; i += blockDim.x)
+      ring_shared[i] = reference::chain_next(static_cast<std::uint32_t>(i));
     ring = ring_shared;
   }
   if (threadIdx.x == 0) sms[blockIdx.x] = sm_id();
@@ -217,8 +222,8 @@ __global__ void atomic_chain_kernel(std::uint32_t* ring_global, int steps, unsig
 /// a warm lap, `steps` dependent atomicAdd(p, 0) (Atomic) or ld.global.cg loads run between
 /// two clock64 reads. out = {cycles, lines on the side, SM}; last[0] = the line it ended on.
 template <bool Atomic>
-__global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, reference::side s, int steps, std::uint32_t* probe,
-                                     unsigned long long* out, std::uint32_t* last) {
+__global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, reference::side s, int steps,
+                                     std::uint32_t* probe, unsigned long long* out, std::uint32_t* last) {
   if (threadIdx.x != 0 || blockIdx.x != 0) return;
   constexpr std::uint32_t lw = policy::line_words;
   for (int j = 0; j < n_lines; ++j) lines[j * lw] = j * lw;  // each line points at itself
@@ -266,8 +271,8 @@ __global__ void l2_home_chain_kernel(std::uint32_t* lines, int n_lines, referenc
 }
 
 /// Enqueues the home chase with atomics or with ld.global.cg loads (one thread of one block).
-inline void l2_home_chain(bool atomic, std::uint32_t* lines, int n_lines, reference::side s, int steps, std::uint32_t* probe,
-                          unsigned long long* out, std::uint32_t* last, cudaStream_t stream) {
+inline void l2_home_chain(bool atomic, std::uint32_t* lines, int n_lines, reference::side s, int steps,
+                          std::uint32_t* probe, unsigned long long* out, std::uint32_t* last, cudaStream_t stream) {
   if (atomic) l2_home_chain_kernel<true><<<1, 32, 0, stream>>>(lines, n_lines, s, steps, probe, out, last);
   else l2_home_chain_kernel<false><<<1, 32, 0, stream>>>(lines, n_lines, s, steps, probe, out, last);
   MEMSCOPE_CHECK_LAUNCH("l2_home_chain_kernel");
@@ -289,10 +294,12 @@ struct dsmem_max64_probe {
   static auto kernel() { return atomic_kernel<T, op::max, target::dsmem>; }
 
   static bool usable() {
-    return clusters_usable(kernel()) && max_active_clusters(kernel(), policy::block_threads, policy::cluster, smem()) > 0;
+    return clusters_usable(kernel()) &&
+           max_active_clusters(kernel(), policy::block_threads, policy::cluster, smem()) > 0;
   }
   static void launch(T* out, cudaStream_t stream) {
-    launch_cluster(kernel(), dim3(blocks), dim3(policy::block_threads), policy::cluster, smem(), stream, out, sharers, iters);
+    launch_cluster(kernel(), dim3(blocks), dim3(policy::block_threads), policy::cluster, smem(), stream, out, sharers,
+                   iters);
   }
   /// wrong: counters below the true maximum (lost updates); out_of_range: counters outside
   /// what their threads offered (poison, a torn value): a probe that did not run.
@@ -302,8 +309,10 @@ struct dsmem_max64_probe {
   static tally count(const std::vector<T>& got) {
     tally r{0, got.size(), 0};
     for (std::size_t i = 0; i < got.size(); ++i) {
-      const T want = reference::expected_counter(i, true, reference::counters_in::peer_block, blocks, policy::block_threads, sharers, iters);
-      const std::uint64_t issuer = (i / per_block()) ^ 1u, first = issuer * policy::block_threads + (i % per_block()) * sharers;
+      const T want = reference::expected_counter(i, true, reference::counters_in::peer_block, blocks,
+                                                 policy::block_threads, sharers, iters);
+      const std::uint64_t issuer = (i / per_block()) ^ 1u,
+                          first = issuer * policy::block_threads + (i % per_block()) * sharers;
       r.wrong += got[i] != want;
       r.out_of_range += got[i] > want || got[i] < reference::max_value(first, 0, iters);
     }

@@ -18,7 +18,9 @@ MEMSCOPE_HD unsigned counters_per_block(unsigned block_threads, std::uint64_t sh
 }
 
 /// The value thread t offers in round i of a max: distinct and increasing in t and i.
-MEMSCOPE_HD std::uint64_t max_value(std::uint64_t t, int i, int iters) { return t * static_cast<std::uint64_t>(iters) + static_cast<std::uint64_t>(i); }
+MEMSCOPE_HD std::uint64_t max_value(std::uint64_t t, int i, int iters) {
+  return t * static_cast<std::uint64_t>(iters) + static_cast<std::uint64_t>(i);
+}
 
 /// Where a kernel's counters live, as the reference needs to know it.
 enum class counters_in { global, own_block, peer_block };
@@ -28,8 +30,8 @@ enum class counters_in { global, own_block, peer_block };
 /// aggregated add), or for max the largest value offered. Global counters are indexed by
 /// global thread; per-block counters (own_block: the block's threads; peer_block: the other
 /// block of its pair, DSMEM) by block * counters_per_block + local counter.
-inline std::uint64_t expected_counter(std::uint64_t i, bool max, counters_in where, std::uint64_t blocks, unsigned block_threads,
-                                      std::uint64_t sharers, int iters) {
+inline std::uint64_t expected_counter(std::uint64_t i, bool max, counters_in where, std::uint64_t blocks,
+                                      unsigned block_threads, std::uint64_t sharers, int iters) {
   const std::uint64_t span = where == counters_in::global ? blocks * block_threads : block_threads;
   const unsigned per_block = counters_per_block(block_threads, sharers);
   const std::uint64_t c = where == counters_in::global ? i : i % per_block;

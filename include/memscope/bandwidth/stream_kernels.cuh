@@ -126,7 +126,6 @@ __global__ void __launch_bounds__(policy::block_threads)
   }
 }
 
-
 // ---- launchers -----------------------------------------------------------------------------
 /// The variant the suites use unless told otherwise. Chosen by measurement on an H200
 /// (docs/bandwidth.md): one block per tile beat every persistent grid by 4-14% on 1 GiB copies.
@@ -160,7 +159,8 @@ unsigned stream_sum_partials(std::size_t n, read_order order = read_order::persi
 
 /// partials[0 .. stream_sum_partials(n, order)) receive per-block sums of a[0..n); n may be 0.
 template <class T>
-void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream, read_order order = read_order::persistent) {
+void stream_sum(const T* a, std::size_t n, float* partials, cudaStream_t stream,
+                read_order order = read_order::persistent) {
   constexpr int threads = policy::block_threads, k = policy::items_per_thread;
   const unsigned grid = stream_sum_partials<T>(n, order);
   if (order == read_order::tiles) read_tiles_kernel<threads, k, T><<<grid, threads, 0, stream>>>(a, n, partials);

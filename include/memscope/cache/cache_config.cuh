@@ -31,7 +31,8 @@ inline split_setting parse_split(const std::string& s) {
     if (!n.empty() && n.size() <= 3 && n.find_first_not_of("0123456789") == std::string::npos && std::stoi(n) <= 100)
       return {cudaFuncCachePreferNone, std::stoi(n)};
   }
-  throw std::invalid_argument("cache setting '" + s + "' is not none, prefer_shared, prefer_l1, prefer_equal or carveout_N (N = 0..100)");
+  throw std::invalid_argument("cache setting '" + s +
+                              "' is not none, prefer_shared, prefer_l1, prefer_equal or carveout_N (N = 0..100)");
 }
 
 /// Applies a split setting to `kernel` for the guard's lifetime; the destructor restores
@@ -63,7 +64,7 @@ struct matmul_policy {
 /// C = A B for n x n row-major matrices, one 32x32 tile of C per block, both operands staged
 /// through shared memory tile by tile; edges are zero-padded, so any n works.
 template <int = 0>
-__global__ void __launch_bounds__(matmul_policy::tile * matmul_policy::tile)
+__global__ void __launch_bounds__(matmul_policy::tile* matmul_policy::tile)
     tiled_matmul_kernel(const float* a, const float* b, float* c, int n) {
   constexpr int t = matmul_policy::tile;
   __shared__ float s_a[t][t];

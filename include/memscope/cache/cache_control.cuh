@@ -50,8 +50,9 @@ template <load_hint L, store_hint S>
 void hinted_scale(const float* x, const float* y, std::size_t m, std::uint64_t seed, float* out, std::size_t n,
                   cudaStream_t s) {
   if (n == 0) return;
-  hinted_scale_kernel<L, S><<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
-      x, y, m, seed, out, n);
+  hinted_scale_kernel<L, S>
+      <<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
+          x, y, m, seed, out, n);
   MEMSCOPE_CHECK_LAUNCH("hinted_scale_kernel");
 }
 
@@ -90,8 +91,9 @@ __global__ void __launch_bounds__(control_policy::block_threads)
 inline void hot_stream(const float* stream, const float* hot, std::size_t hot_n, std::uint64_t seed, float* out,
                        std::size_t n, cudaStream_t s) {
   if (n == 0) return;
-  hot_stream_kernel<><<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
-      stream, hot, hot_n, seed, out, n);
+  hot_stream_kernel<>
+      <<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
+          stream, hot, hot_n, seed, out, n);
   MEMSCOPE_CHECK_LAUNCH("hot_stream_kernel");
 }
 
@@ -167,8 +169,9 @@ __global__ void __launch_bounds__(control_policy::block_threads)
 template <bool Aligned>
 void record_sum(const record<Aligned>* recs, float* out, std::size_t n, cudaStream_t s) {
   if (n == 0) return;
-  record_sum_kernel<Aligned><<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
-      recs, out, n);
+  record_sum_kernel<Aligned>
+      <<<static_cast<unsigned>(ceil_div(n, control_policy::block_threads)), control_policy::block_threads, 0, s>>>(
+          recs, out, n);
   MEMSCOPE_CHECK_LAUNCH("record_sum_kernel");
 }
 

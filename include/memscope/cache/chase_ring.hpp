@@ -38,7 +38,8 @@ inline std::uint32_t chase_position(const std::vector<std::uint32_t>& table, std
 /// Start words for `chasers` concurrent chases through `table` (a ring of `slots` slots): evenly
 /// spaced along its cycle, so that chases of one ring in global memory at one pace never load
 /// the same line at once (where chasers <= slots; beyond that, some start together).
-inline std::vector<std::uint32_t> chase_starts(const std::vector<std::uint32_t>& table, std::size_t slots, std::size_t chasers) {
+inline std::vector<std::uint32_t> chase_starts(const std::vector<std::uint32_t>& table, std::size_t slots,
+                                               std::size_t chasers) {
   std::vector<std::uint32_t> starts(chasers, 0);
   std::uint32_t at = 0;
   std::uint64_t walked = 0;

@@ -16,13 +16,13 @@
 namespace memscope::cache {
 
 struct product_check {
-  std::size_t wrong_rows = 0;    // rows of C whose entries are not all right
-  std::size_t first_row = 0;     // the first of them
-  std::size_t not_whole = 0;     // entries that are not whole numbers (certainly wrong)
+  std::size_t wrong_rows = 0;  // rows of C whose entries are not all right
+  std::size_t first_row = 0;   // the first of them
+  std::size_t not_whole = 0;   // entries that are not whole numbers (certainly wrong)
   bool passed() const { return wrong_rows == 0 && not_whole == 0; }
   std::string describe(std::size_t n) const {
-    return std::to_string(wrong_rows) + " of " + std::to_string(n) + " rows wrong (first: row " + std::to_string(first_row) +
-           "), " + std::to_string(not_whole) + " entries not whole numbers";
+    return std::to_string(wrong_rows) + " of " + std::to_string(n) + " rows wrong (first: row " +
+           std::to_string(first_row) + "), " + std::to_string(not_whole) + " entries not whole numbers";
   }
 };
 

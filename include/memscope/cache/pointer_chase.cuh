@@ -32,7 +32,8 @@ struct policy {
 enum class load_path { global_default, global_cg, ldg, texture };
 
 template <load_path P>
-__device__ __forceinline__ std::uint32_t load_word(const std::uint32_t* ring, cudaTextureObject_t tex, std::uint32_t i) {
+__device__ __forceinline__ std::uint32_t load_word(const std::uint32_t* ring, cudaTextureObject_t tex,
+                                                   std::uint32_t i) {
   if constexpr (P == load_path::global_default) return ring[i];
   else if constexpr (P == load_path::global_cg) return __ldcg(ring + i);
   else if constexpr (P == load_path::ldg) return __ldg(ring + i);

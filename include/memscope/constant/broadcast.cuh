@@ -26,7 +26,7 @@ namespace memscope::broadcast {
 struct policy {
   static constexpr int table_words = 16384;  // 64 KB of int: the whole constant bank
   static constexpr int shared_words = 1024;
-  static constexpr int line_words = 16;      // 64-byte steps for the chase
+  static constexpr int line_words = 16;  // 64-byte steps for the chase
 };
 
 enum class space { constant, ldg, shared, global };
@@ -45,7 +45,8 @@ __device__ __forceinline__ int load(const int* g, const int* s, unsigned i) {
 
 /// One warp per block. cycles[blockIdx.x] = clock64 cycles for `iters` warp-loads.
 template <space S>
-__global__ void warp_load_kernel(const int* g_table, unsigned k, unsigned iters, unsigned long long* cycles, int* sink) {
+__global__ void warp_load_kernel(const int* g_table, unsigned k, unsigned iters, unsigned long long* cycles,
+                                 int* sink) {
   __shared__ int s_table[policy::shared_words];
   // The shared space holds the head of the global table, so every space reads the same values.
   for (int i = threadIdx.x; i < policy::shared_words; i += blockDim.x) s_table[i] = g_table[i];
@@ -82,9 +83,7 @@ __global__ void constant_chase_kernel(unsigned iters, bool warm, unsigned long l
 }
 
 /// Fills the constant table: zeros for warp_load_kernel.
-inline void upload_zeros() {
-  symbols::to_symbol(c_table, std::vector<int>(policy::table_words, 0));
-}
+inline void upload_zeros() { symbols::to_symbol(c_table, std::vector<int>(policy::table_words, 0)); }
 
 /// The check's table: word i holds i, so lane l's chain reads l%k, 2(l%k), 3(l%k), ... and its
 /// sum names the addresses it visited (expected_warp_load_sum). The same table goes to the

@@ -77,8 +77,8 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
   }
   if (threadIdx.x < 2 * R) {
     const bool left = threadIdx.x < R;
-    const long long g = left ? static_cast<long long>(x0) - R + threadIdx.x
-                             : static_cast<long long>(x0) + tile + (threadIdx.x - R);
+    const long long g =
+        left ? static_cast<long long>(x0) - R + threadIdx.x : static_cast<long long>(x0) + tile + (threadIdx.x - R);
     s[left ? threadIdx.x : tile + threadIdx.x] = g >= 0 && g < static_cast<long long>(n) ? in[g] : 0.0f;
   }
 #pragma unroll
@@ -89,10 +89,10 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
   float c[R];
 #pragma unroll
   for (int i = 0; i < R; ++i) c[i] = coef(i);
-  // Each thread computes 4 consecutive points per group (groups a block's 1024 points apart,
-  // so a warp's 16-byte window reads stay contiguous: no bank conflicts) from a register
-  // window of 4 + 2R values, read as 16-byte vectors: (4 + 2R) / 4 shared loads instead of 2R
-  // per point, which is what bounds large radii (docs/constant-and-readonly.md).
+    // Each thread computes 4 consecutive points per group (groups a block's 1024 points apart,
+    // so a warp's 16-byte window reads stay contiguous: no bank conflicts) from a register
+    // window of 4 + 2R values, read as 16-byte vectors: (4 + 2R) / 4 shared loads instead of 2R
+    // per point, which is what bounds large radii (docs/constant-and-readonly.md).
 #pragma unroll
   for (int grp = 0; grp < Groups; ++grp) {
     // s[lx] holds in[x0 + lx - R]
@@ -101,7 +101,10 @@ __device__ __forceinline__ void stencil_tile(const float* in, float* out, std::s
 #pragma unroll
     for (int q = 0; q < window_vecs; ++q) {
       const float4 f = reinterpret_cast<const float4*>(s + lx)[q];
-      w[4 * q] = f.x; w[4 * q + 1] = f.y; w[4 * q + 2] = f.z; w[4 * q + 3] = f.w;
+      w[4 * q] = f.x;
+      w[4 * q + 1] = f.y;
+      w[4 * q + 2] = f.z;
+      w[4 * q + 3] = f.w;
     }
     float r[4];
 #pragma unroll
@@ -199,10 +202,18 @@ void launch(coef_source src, const float* in, float* out, std::size_t n, const c
   const auto grid = static_cast<unsigned>(ceil_div(n, tile));
   constexpr int b = policy::block_threads;
   switch (src) {
-    case coef_source::global: stencil_global_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
-    case coef_source::constant: stencil_constant_kernel<R, G><<<grid, b, 0, s>>>(in, out, n); break;
-    case coef_source::restrict_ptr: stencil_restrict_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
-    case coef_source::ldg: stencil_ldg_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device()); break;
+    case coef_source::global:
+      stencil_global_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device());
+      break;
+    case coef_source::constant:
+      stencil_constant_kernel<R, G><<<grid, b, 0, s>>>(in, out, n);
+      break;
+    case coef_source::restrict_ptr:
+      stencil_restrict_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device());
+      break;
+    case coef_source::ldg:
+      stencil_ldg_kernel<R, G><<<grid, b, 0, s>>>(in, out, n, c.device());
+      break;
     case coef_source::param: {
       coef_array<R> a;
       for (int i = 0; i < R; ++i) a.c[i] = c.host()[i];
@@ -241,8 +252,8 @@ inline void apply(coef_source src, const float* in, float* out, std::size_t n, c
   if (reinterpret_cast<std::uintptr_t>(out) % 16 != 0)
     throw std::invalid_argument("stencil output must be 16-byte aligned (cudaMalloc memory is)");
   if (n < static_cast<std::size_t>(2 * c.radius() + 1))
-    throw std::invalid_argument("stencil of radius " + std::to_string(c.radius()) + " needs n >= " +
-                                std::to_string(2 * c.radius() + 1) + ", got n = " + std::to_string(n));
+    throw std::invalid_argument("stencil of radius " + std::to_string(c.radius()) +
+                                " needs n >= " + std::to_string(2 * c.radius() + 1) + ", got n = " + std::to_string(n));
   detail::dispatch(src, in, out, n, c, tile_points / policy::default_tile, s);
 }
 

@@ -28,7 +28,7 @@ struct fits_constant_bank {
 
 /// Defines a __constant__ array, rejected at compile time (with the message above) when it
 /// would exceed 64 KB.
-#define MEMSCOPE_CONSTANT_ARRAY(T, name, N)                                                \
+#define MEMSCOPE_CONSTANT_ARRAY(T, name, N)                                               \
   static_assert(::memscope::symbols::fits_constant_bank<T, (N)>::value, "constant bank"); \
   __constant__ T name[N]
 
@@ -47,13 +47,15 @@ symbol_info describe(const Symbol& symbol) {
 
 template <class Symbol, class T>
 void to_symbol(const Symbol& symbol, const std::vector<T>& host, std::size_t offset_bytes = 0) {
-  MEMSCOPE_CUDA_CALL(cudaMemcpyToSymbol(symbol, host.data(), host.size() * sizeof(T), offset_bytes, cudaMemcpyHostToDevice));
+  MEMSCOPE_CUDA_CALL(
+      cudaMemcpyToSymbol(symbol, host.data(), host.size() * sizeof(T), offset_bytes, cudaMemcpyHostToDevice));
 }
 
 template <class T, class Symbol>
 std::vector<T> from_symbol(const Symbol& symbol, std::size_t count, std::size_t offset_bytes = 0) {
   std::vector<T> host(count);
-  MEMSCOPE_CUDA_CALL(cudaMemcpyFromSymbol(host.data(), symbol, count * sizeof(T), offset_bytes, cudaMemcpyDeviceToHost));
+  MEMSCOPE_CUDA_CALL(
+      cudaMemcpyFromSymbol(host.data(), symbol, count * sizeof(T), offset_bytes, cudaMemcpyDeviceToHost));
   return host;
 }
 

@@ -55,7 +55,8 @@ __global__ void __launch_bounds__(policy::block_threads)
   transform_point(in, out, n, [&](int k) { return m[k]; });
 }
 template <class P>
-__global__ void __launch_bounds__(policy::block_threads) transform_param_kernel(const P* in, P* out, std::size_t n, mat4 m) {
+__global__ void __launch_bounds__(policy::block_threads)
+    transform_param_kernel(const P* in, P* out, std::size_t n, mat4 m) {
   transform_point(in, out, n, [&](int k) { return m.m[k]; });
 }
 
@@ -64,13 +65,20 @@ inline void upload_matrix(const mat4& m) { MEMSCOPE_CUDA_CALL(cudaMemcpyToSymbol
 
 /// out[i] = M in[i]; `d_matrix` (16 floats on the device) is read by matrix_source::global.
 template <class P>
-void apply(matrix_source src, const P* in, P* out, std::size_t n, const mat4& m, const float* d_matrix, cudaStream_t s) {
+void apply(matrix_source src, const P* in, P* out, std::size_t n, const mat4& m, const float* d_matrix,
+           cudaStream_t s) {
   if (n == 0) return;
   const auto grid = static_cast<unsigned>(ceil_div(n, policy::block_threads));
   switch (src) {
-    case matrix_source::constant: transform_constant_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n); break;
-    case matrix_source::global: transform_global_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n, d_matrix); break;
-    case matrix_source::param: transform_param_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n, m); break;
+    case matrix_source::constant:
+      transform_constant_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n);
+      break;
+    case matrix_source::global:
+      transform_global_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n, d_matrix);
+      break;
+    case matrix_source::param:
+      transform_param_kernel<P><<<grid, policy::block_threads, 0, s>>>(in, out, n, m);
+      break;
   }
   MEMSCOPE_CHECK_LAUNCH("transform kernel");
 }

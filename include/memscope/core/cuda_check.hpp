@@ -76,8 +76,8 @@ namespace memscope {
 namespace detail {
 
 inline std::string describe_cuda_error(cudaError_t code, const char* expr, const char* file, int line) {
-  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " +
-                    cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
+  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + expr +
+                    " failed: " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")";
   return msg;
 }
 
@@ -99,10 +99,14 @@ inline status cuda_status(cudaError_t code, const char* expr, const char* file, 
 /// Throws the exception a bad status stands for (see the top of this file).
 inline void throw_if_error(const status& s) {
   switch (s.what) {
-    case status::kind::ok: return;
-    case status::kind::cuda: MEMSCOPE_THROW(cuda_error(s.code, s.message));
-    case status::kind::invalid_argument: MEMSCOPE_THROW(std::invalid_argument(s.message));
-    case status::kind::unsupported: MEMSCOPE_THROW(unsupported(s.message));
+    case status::kind::ok:
+      return;
+    case status::kind::cuda:
+      MEMSCOPE_THROW(cuda_error(s.code, s.message));
+    case status::kind::invalid_argument:
+      MEMSCOPE_THROW(std::invalid_argument(s.message));
+    case status::kind::unsupported:
+      MEMSCOPE_THROW(unsupported(s.message));
   }
 }
 
@@ -122,29 +126,29 @@ inline void report_cuda_error(cudaError_t code, const char* expr, const char* fi
 #define MEMSCOPE_CUDA_CALL(expr) ::memscope::detail::throw_on_cuda_error((expr), #expr, __FILE__, __LINE__)
 
 /// For destructors and other noexcept paths: reports to stderr instead of throwing.
-#define MEMSCOPE_CUDA_CALL_NOEXCEPT(expr) \
-  ::memscope::detail::report_cuda_error((expr), #expr, __FILE__, __LINE__)
+#define MEMSCOPE_CUDA_CALL_NOEXCEPT(expr) ::memscope::detail::report_cuda_error((expr), #expr, __FILE__, __LINE__)
 
 /// After a <<<>>> launch: catches bad configurations (and, with MEMSCOPE_SYNC_LAUNCHES, faults).
-#define MEMSCOPE_CHECK_LAUNCH(what) ::memscope::detail::throw_on_cuda_error(cudaGetLastError(), what, __FILE__, __LINE__)
+#define MEMSCOPE_CHECK_LAUNCH(what) \
+  ::memscope::detail::throw_on_cuda_error(cudaGetLastError(), what, __FILE__, __LINE__)
 
 /// In a function returning memscope::status: returns the failure of a CUDA call as a status.
-#define MEMSCOPE_RETURN_IF_CUDA_ERROR(expr)                                                      \
-  do {                                                                                          \
-    const cudaError_t memscope_rc_ = (expr);                                                    \
+#define MEMSCOPE_RETURN_IF_CUDA_ERROR(expr)                                                                           \
+  do {                                                                                                                \
+    const cudaError_t memscope_rc_ = (expr);                                                                          \
     if (memscope_rc_ != cudaSuccess) return ::memscope::detail::cuda_status(memscope_rc_, #expr, __FILE__, __LINE__); \
   } while (0)
 
 /// In a function returning memscope::status, after a <<<>>> launch.
-#define MEMSCOPE_RETURN_IF_LAUNCH_ERROR(what)                                                    \
-  do {                                                                                          \
-    const cudaError_t memscope_rc_ = cudaGetLastError();                                        \
+#define MEMSCOPE_RETURN_IF_LAUNCH_ERROR(what)                                                                        \
+  do {                                                                                                               \
+    const cudaError_t memscope_rc_ = cudaGetLastError();                                                             \
     if (memscope_rc_ != cudaSuccess) return ::memscope::detail::cuda_status(memscope_rc_, what, __FILE__, __LINE__); \
   } while (0)
 
 /// In a function returning memscope::status: passes a failed status on.
-#define MEMSCOPE_RETURN_IF_ERROR(expr)            \
-  do {                                            \
-    ::memscope::status memscope_s_ = (expr);      \
-    if (!memscope_s_.ok()) return memscope_s_;    \
+#define MEMSCOPE_RETURN_IF_ERROR(expr)         \
+  do {                                         \
+    ::memscope::status memscope_s_ = (expr);   \
+    if (!memscope_s_.ok()) return memscope_s_; \
   } while (0)

@@ -25,14 +25,15 @@ class device_buffer {
       std::size_t free_b = 0, total_b = 0;
       (void)cudaMemGetInfo(&free_b, &total_b);
       throw cuda_error(rc, "cannot allocate " + std::to_string(count * sizeof(T)) + " bytes of device memory (" +
-                               std::to_string(free_b) + " of " + std::to_string(total_b) + " bytes free): " +
-                               cudaGetErrorString(rc));
+                               std::to_string(free_b) + " of " + std::to_string(total_b) +
+                               " bytes free): " + cudaGetErrorString(rc));
     }
   }
   ~device_buffer() { reset(); }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
-  device_buffer(device_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  device_buffer(device_buffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
   device_buffer& operator=(device_buffer&& o) noexcept {
     if (this != &o) {
       reset();
@@ -85,7 +86,8 @@ class pinned_buffer {
   }
   pinned_buffer(const pinned_buffer&) = delete;
   pinned_buffer& operator=(const pinned_buffer&) = delete;
-  pinned_buffer(pinned_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  pinned_buffer(pinned_buffer&& o) noexcept
+      : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
 
   T* data() noexcept { return ptr_; }
   const T* data() const noexcept { return ptr_; }

@@ -15,8 +15,8 @@ struct device_info {
   int cc_major = 0;
   int cc_minor = 0;
   int sm_count = 0;
-  int sm_clock_khz = 0;       // peak
-  int memory_clock_khz = 0;   // peak
+  int sm_clock_khz = 0;      // peak
+  int memory_clock_khz = 0;  // peak
   int memory_bus_width_bits = 0;
   double theoretical_dram_gbps = 0;  // 2 (DDR) x memory clock x bus width / 8
   std::size_t total_global_mem = 0;
@@ -40,7 +40,7 @@ struct device_info {
   int max_cluster_size_portable = 0;     // largest cluster the occupancy API accepts without opt-in
   int max_cluster_size_nonportable = 0;  // with cudaFuncAttributeNonPortableClusterSizeAllowed
   int pci_bus_id = 0;
-  int driver_version = 0;   // e.g. 13000
+  int driver_version = 0;  // e.g. 13000
   int runtime_version = 0;
 
   int compute_capability() const { return cc_major * 10 + cc_minor; }

@@ -36,7 +36,8 @@ struct hash_gen {
 };
 
 /// Writes hash_value(kind, seed, i) to out[i] for i < count floats.
-inline void fill_hash(float* out, std::size_t count, std::uint64_t seed, fill_kind kind, cudaStream_t stream = nullptr) {
+inline void fill_hash(float* out, std::size_t count, std::uint64_t seed, fill_kind kind,
+                      cudaStream_t stream = nullptr) {
   fill(out, count, hash_gen{seed, kind}, stream);
 }
 

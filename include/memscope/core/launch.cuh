@@ -22,16 +22,18 @@ status try_resident_blocks(Kernel kernel, int block_threads, std::size_t dynamic
   static thread_local memo<std::tuple<const void*, int, std::size_t>, unsigned> cache;
   int device = 0;
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
-  return cache.try_get({reinterpret_cast<const void*>(kernel), device, dynamic_smem}, resident, [&](unsigned& v) -> status {
-    int per_sm = 0, sms = 0;
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (per_sm == 0)
-      return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
-                             std::to_string(dynamic_smem) + " bytes of shared memory");
-    v = static_cast<unsigned>(per_sm * sms);
-    return {};
-  });
+  return cache.try_get(
+      {reinterpret_cast<const void*>(kernel), device, dynamic_smem}, resident, [&](unsigned& v) -> status {
+        int per_sm = 0, sms = 0;
+        MEMSCOPE_RETURN_IF_CUDA_ERROR(
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, dynamic_smem));
+        MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+        if (per_sm == 0)
+          return status::invalid("kernel cannot run with " + std::to_string(block_threads) + " threads and " +
+                                 std::to_string(dynamic_smem) + " bytes of shared memory");
+        v = static_cast<unsigned>(per_sm * sms);
+        return {};
+      });
 }
 
 template <class Kernel>
@@ -71,7 +73,8 @@ status try_dynamic_smem_room(Kernel kernel, std::size_t& room) {
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   cudaFuncAttributes attr{};
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncGetAttributes(&attr, kernel));
-  room = static_cast<std::size_t>(optin) > attr.sharedSizeBytes ? static_cast<std::size_t>(optin) - attr.sharedSizeBytes : 0;
+  room = static_cast<std::size_t>(optin) > attr.sharedSizeBytes ? static_cast<std::size_t>(optin) - attr.sharedSizeBytes
+                                                                : 0;
   return {};
 }
 
@@ -85,8 +88,9 @@ status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   if (bytes > static_cast<std::size_t>(optin))
-    return status::invalid("kernel needs " + std::to_string(bytes) + " bytes of shared memory per block; this GPU allows " +
-                           std::to_string(optin) + " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
+    return status::invalid("kernel needs " + std::to_string(bytes) +
+                           " bytes of shared memory per block; this GPU allows " + std::to_string(optin) +
+                           " (cudaDevAttrMaxSharedMemoryPerBlockOptin)");
   cudaFuncAttributes attr{};
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncGetAttributes(&attr, kernel));
   // The 48 KB a kernel may use without opting in counts its static shared memory too.
@@ -94,10 +98,12 @@ status try_prepare_dynamic_smem(Kernel kernel, std::size_t bytes) {
   // Only ever raised: lowering it would break a caller that prepared the same kernel for more
   // (the cluster occupancy query sets the opt-in ceiling once and caches its answer).
   if (bytes + attr.sharedSizeBytes > static_cast<std::size_t>(optin))
-    return status::invalid("kernel needs " + std::to_string(bytes) + " bytes of dynamic shared memory per block beside its " +
-                           std::to_string(attr.sharedSizeBytes) + " static; this GPU allows " + std::to_string(optin) + " in all");
+    return status::invalid(
+        "kernel needs " + std::to_string(bytes) + " bytes of dynamic shared memory per block beside its " +
+        std::to_string(attr.sharedSizeBytes) + " static; this GPU allows " + std::to_string(optin) + " in all");
   if (static_cast<std::size_t>(attr.maxDynamicSharedSizeBytes) < bytes)
-    MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+    MEMSCOPE_RETURN_IF_CUDA_ERROR(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   return {};
 }
 

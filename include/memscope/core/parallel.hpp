@@ -22,8 +22,7 @@ std::size_t parallel_chunks(std::size_t n, Fn&& fn) {
   }
   std::vector<std::thread> pool;
   pool.reserve(chunks);
-  for (std::size_t c = 0; c < chunks; ++c)
-    pool.emplace_back([&, c] { fn(c, n * c / chunks, n * (c + 1) / chunks); });
+  for (std::size_t c = 0; c < chunks; ++c) pool.emplace_back([&, c] { fn(c, n * c / chunks, n * (c + 1) / chunks); });
   for (auto& t : pool) t.join();
   return chunks;
 }

@@ -17,7 +17,8 @@ namespace memscope {
 /// Dynamic shared memory for a block that leaves no room for a second block on its SM: at
 /// least `needed`, and with `static_bytes` and the per-block reservation more than half of the
 /// SM's `per_sm` bytes. 0 per_sm (unknown): `needed`.
-constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, std::size_t reserved, std::size_t static_bytes = 0) {
+constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, std::size_t reserved,
+                                      std::size_t static_bytes = 0) {
   const std::size_t over_half = per_sm / 2 + 1;
   const std::size_t taken = reserved + static_bytes;
   const std::size_t fill = per_sm == 0 || over_half <= taken ? 0 : over_half - taken;
@@ -26,13 +27,15 @@ constexpr std::size_t sole_block_smem(std::size_t needed, std::size_t per_sm, st
 
 /// Whether a block with `smem` bytes of dynamic shared memory (and `static_bytes` of static)
 /// leaves no room on its SM for a second one: what sole_block_smem aimed for, where it could.
-constexpr bool keeps_sm_alone(std::size_t smem, std::size_t per_sm, std::size_t reserved, std::size_t static_bytes = 0) {
+constexpr bool keeps_sm_alone(std::size_t smem, std::size_t per_sm, std::size_t reserved,
+                              std::size_t static_bytes = 0) {
   return per_sm > 0 && 2 * (smem + reserved + static_bytes) > per_sm;
 }
 
 /// A row's `placement` label: whether each block of its clusters of `cluster` ran alone on its SM.
 inline std::string placement_label(bool sole, int cluster) {
-  return sole ? "one block per SM" : "blocks may share an SM: no cluster of " + std::to_string(cluster) + " fits one block per SM";
+  return sole ? "one block per SM"
+              : "blocks may share an SM: no cluster of " + std::to_string(cluster) + " fits one block per SM";
 }
 
 /// `k` of `ids` (ascending SM ids) spread evenly over them, first and last included where k

@@ -43,9 +43,12 @@ enum class fill_kind { uniform, small_int, nonzero_int };
 
 MEMSCOPE_HD float hash_value(fill_kind kind, std::uint64_t seed, std::uint64_t i) {
   switch (kind) {
-    case fill_kind::uniform: return hash_uniform(seed, i);
-    case fill_kind::small_int: return hash_small_int(seed, i);
-    case fill_kind::nonzero_int: return hash_nonzero_int(seed, i);
+    case fill_kind::uniform:
+      return hash_uniform(seed, i);
+    case fill_kind::small_int:
+      return hash_small_int(seed, i);
+    case fill_kind::nonzero_int:
+      return hash_nonzero_int(seed, i);
   }
   return 0.0f;
 }

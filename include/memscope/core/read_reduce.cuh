@@ -18,7 +18,8 @@ __device__ __forceinline__ float lanes_sum(int4 v) { return static_cast<float>((
 /// kStrided = false: offset and stride are ignored (unit stride), so the index needs no multiply.
 template <int kThreads, int kItems, bool kStrided, class T>
 __global__ void __launch_bounds__(kThreads)
-    read_reduce_kernel(const T* __restrict__ in, std::size_t n, std::size_t offset, std::size_t stride, float* __restrict__ partials) {
+    read_reduce_kernel(const T* __restrict__ in, std::size_t n, std::size_t offset, std::size_t stride,
+                       float* __restrict__ partials) {
   using block_reduce = cub::BlockReduce<float, kThreads>;
   __shared__ typename block_reduce::TempStorage temp;
   const auto at = [&](std::size_t i) -> const T& { return kStrided ? in[offset + i * stride] : in[i]; };
@@ -53,7 +54,8 @@ __global__ void __launch_bounds__(kThreads)
 /// 1-1.5% faster than a persistent grid (results/h200/issue20/experiments), so it is the
 /// fastest pure read to hold a reduction against. partials[blockIdx.x] = the tile's sum.
 template <int kThreads, int kItems, class T>
-__global__ void __launch_bounds__(kThreads) read_tiles_kernel(const T* __restrict__ in, std::size_t n, float* __restrict__ partials) {
+__global__ void __launch_bounds__(kThreads)
+    read_tiles_kernel(const T* __restrict__ in, std::size_t n, float* __restrict__ partials) {
   using block_reduce = cub::BlockReduce<float, kThreads>;
   __shared__ typename block_reduce::TempStorage temp;
   const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads * kItems + threadIdx.x;

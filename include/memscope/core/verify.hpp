@@ -36,7 +36,11 @@ mismatch_tally tally(std::size_t n, Probe&& probe) {
     for (std::size_t i = begin; i < end; ++i) {
       double g = 0, w = 0, err = 0;
       if (!probe(i, g, w, err)) {
-        if (t.bad++ == 0) { t.first_bad = i; t.first_got = g; t.first_want = w; }
+        if (t.bad++ == 0) {
+          t.first_bad = i;
+          t.first_got = g;
+          t.first_want = w;
+        }
       }
       if (err > t.max_err || std::isnan(err)) t.max_err = err;
     }
@@ -44,7 +48,9 @@ mismatch_tally tally(std::size_t n, Probe&& probe) {
   mismatch_tally all;
   for (const auto& t : parts) {
     if (t.bad && (all.bad == 0 || t.first_bad < all.first_bad)) {
-      all.first_bad = t.first_bad; all.first_got = t.first_got; all.first_want = t.first_want;
+      all.first_bad = t.first_bad;
+      all.first_got = t.first_got;
+      all.first_want = t.first_want;
     }
     all.bad += t.bad;
     if (t.max_err > all.max_err || std::isnan(t.max_err)) all.max_err = t.max_err;

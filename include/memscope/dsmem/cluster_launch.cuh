@@ -104,24 +104,25 @@ status try_max_active_clusters(Kernel kernel, int block_threads, int cluster_siz
   MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaGetDevice(&device));
   return cache.try_get({reinterpret_cast<const void*>(kernel), device, block_threads, cluster_size, smem}, clusters,
                        [&](int& v) -> status {
-    // The kernel's whole room, not `smem`: the attribute is per kernel, and a later query for
-    // less shared memory must not lower it under a size an earlier query approved for launch.
-    std::size_t room = 0;
-    MEMSCOPE_RETURN_IF_ERROR(try_dynamic_smem_room(kernel, room));
-    v = 0;
-    if (smem > room) return {};
-    MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, room));
-    MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
-    cudaLaunchAttribute attr;
-    const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
-                                                     dim3(static_cast<unsigned>(block_threads)), cluster_size, smem, nullptr, attr);
-    // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
-    if (cudaOccupancyMaxActiveClusters(&v, kernel, &config) != cudaSuccess) {
-      (void)cudaGetLastError();
-      v = 0;
-    }
-    return {};
-  });
+                         // The kernel's whole room, not `smem`: the attribute is per kernel, and a later query for
+                         // less shared memory must not lower it under a size an earlier query approved for launch.
+                         std::size_t room = 0;
+                         MEMSCOPE_RETURN_IF_ERROR(try_dynamic_smem_room(kernel, room));
+                         v = 0;
+                         if (smem > room) return {};
+                         MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, room));
+                         MEMSCOPE_RETURN_IF_ERROR(try_allow_nonportable_clusters(kernel, cluster_size));
+                         cudaLaunchAttribute attr;
+                         const cudaLaunchConfig_t config = cluster_config(dim3(static_cast<unsigned>(cluster_size)),
+                                                                          dim3(static_cast<unsigned>(block_threads)),
+                                                                          cluster_size, smem, nullptr, attr);
+                         // A cluster shape the GPU cannot take at all is an answer (0), not a failure.
+                         if (cudaOccupancyMaxActiveClusters(&v, kernel, &config) != cudaSuccess) {
+                           (void)cudaGetLastError();
+                           v = 0;
+                         }
+                         return {};
+                       });
 }
 
 template <class Kernel>
@@ -172,8 +173,10 @@ status try_launch_cluster(void (*kernel)(Params...), dim3 grid, dim3 block, int 
   if (!usable) {
     int arch = 0;
     MEMSCOPE_RETURN_IF_ERROR(try_compiled_arch(kernel, arch));
-    return status::invalid("a cluster launch needs a GPU with thread-block clusters and code compiled for sm_90 or newer "
-                           "(this kernel's code: sm_" + std::to_string(arch) + ")");
+    return status::invalid(
+        "a cluster launch needs a GPU with thread-block clusters and code compiled for sm_90 or newer "
+        "(this kernel's code: sm_" +
+        std::to_string(arch) + ")");
   }
   cudaLaunchAttribute attr;
   const cudaLaunchConfig_t config = cluster_config(grid, block, cluster_size, smem, stream, attr);

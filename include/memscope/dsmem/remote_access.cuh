@@ -46,8 +46,9 @@ __device__ __forceinline__ std::uint32_t* dsmem_words() {
 /// total and last[c * T + t] where its chase ended (checked against the host). The clusters
 /// chase at once: one load in flight per SM, which no shared path notices.
 template <path P>
-__global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, unsigned iters, const std::uint32_t* __restrict__ starts,
-                             unsigned long long* cycles, std::uint32_t* last, unsigned* sms) {
+__global__ void chase_kernel(const std::uint32_t* __restrict__ ring, int words, unsigned iters,
+                             const std::uint32_t* __restrict__ starts, unsigned long long* cycles, std::uint32_t* last,
+                             unsigned* sms) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   std::uint32_t* own = dsmem_words();
   cg::cluster_group cluster = cg::this_cluster();
@@ -142,7 +143,8 @@ __global__ void __launch_bounds__(policy::stream_threads)
   }
   cluster.sync();  // the neighbour is done with our buffer (and we with theirs) before anyone exits
   if (Write && dump != nullptr)
-    for (int i = threadIdx.x; i < words; i += blockDim.x) dump[static_cast<std::size_t>(blockIdx.x) * words + i] = own[i];
+    for (int i = threadIdx.x; i < words; i += blockDim.x)
+      dump[static_cast<std::size_t>(blockIdx.x) * words + i] = own[i];
 #else
   __trap();
 #endif

@@ -42,10 +42,10 @@ __global__ void __launch_bounds__(transpose_policy::threads)
   cg::cluster_group cluster = cg::this_cluster();
   const int c = static_cast<int>(cluster.num_blocks());
   const int r = static_cast<int>(cluster.block_rank());
-  const int span = tile * c;       // super-tile edge
+  const int span = tile * c;  // super-tile edge
   const int pitch = span + 1;
-  const long long row0 = static_cast<long long>(blockIdx.y) * span;       // first input row of the super-tile
-  const long long col0 = static_cast<long long>(blockIdx.x / c) * span;   // first input column
+  const long long row0 = static_cast<long long>(blockIdx.y) * span;      // first input row of the super-tile
+  const long long col0 = static_cast<long long>(blockIdx.x / c) * span;  // first input column
   float* own = memscope_transpose_smem;
 
   for (int i = threadIdx.y; i < tile; i += transpose_policy::rows_per_pass) {
@@ -86,8 +86,9 @@ inline void transpose_cluster(const float* in, float* out, int rows, int cols, i
   const long long span = static_cast<long long>(transpose_policy::tile) * cluster;
   const long long across = (cols + span - 1) / span, down = (rows + span - 1) / span;
   if (down > 65535) throw std::invalid_argument("transpose_cluster: more than 65535 super-tile rows");
-  launch_cluster(transpose_cluster_kernel<0>, dim3(static_cast<unsigned>(across * cluster), static_cast<unsigned>(down)),
-                 dim3(transpose_policy::tile, transpose_policy::rows_per_pass), cluster, smem, stream, in, out, rows, cols);
+  launch_cluster(
+      transpose_cluster_kernel<0>, dim3(static_cast<unsigned>(across * cluster), static_cast<unsigned>(down)),
+      dim3(transpose_policy::tile, transpose_policy::rows_per_pass), cluster, smem, stream, in, out, rows, cols);
 }
 
 }  // namespace memscope::dsmem

@@ -17,15 +17,20 @@ struct policy {
   static constexpr int loads_in_flight = 4;
 };
 
-
 template <class T>
 __device__ __forceinline__ T splat(float v);
 template <>
-__device__ __forceinline__ float splat<float>(float v) { return v; }
+__device__ __forceinline__ float splat<float>(float v) {
+  return v;
+}
 template <>
-__device__ __forceinline__ float2 splat<float2>(float v) { return make_float2(v, v); }
+__device__ __forceinline__ float2 splat<float2>(float v) {
+  return make_float2(v, v);
+}
 template <>
-__device__ __forceinline__ float4 splat<float4>(float v) { return make_float4(v, v, v, v); }
+__device__ __forceinline__ float4 splat<float4>(float v) {
+  return make_float4(v, v, v, v);
+}
 
 /// Writes `value` to n strided elements.
 template <class T>
@@ -38,8 +43,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 
 template <class T>
 unsigned strided_grid(std::size_t n) {
-  return persistent_grid(read_reduce_kernel<policy::block_threads, policy::loads_in_flight, true, T>, policy::block_threads, 0, n,
-                         std::size_t{policy::block_threads} * policy::loads_in_flight);
+  return persistent_grid(read_reduce_kernel<policy::block_threads, policy::loads_in_flight, true, T>,
+                         policy::block_threads, 0, n, std::size_t{policy::block_threads} * policy::loads_in_flight);
 }
 
 template <class T>

@@ -46,9 +46,15 @@ inline void gather(path p, const float* table, const unsigned* idx, float* out, 
   const auto grid = static_cast<unsigned>(ceil_div(n, policy::block_threads));
   constexpr int b = policy::block_threads;
   switch (p) {
-    case path::plain: gather_plain_kernel<><<<grid, b, 0, s>>>(table, idx, out, n); break;
-    case path::restrict_ptr: gather_restrict_kernel<><<<grid, b, 0, s>>>(table, idx, out, n); break;
-    case path::ldg: gather_ldg_kernel<><<<grid, b, 0, s>>>(table, idx, out, n); break;
+    case path::plain:
+      gather_plain_kernel<><<<grid, b, 0, s>>>(table, idx, out, n);
+      break;
+    case path::restrict_ptr:
+      gather_restrict_kernel<><<<grid, b, 0, s>>>(table, idx, out, n);
+      break;
+    case path::ldg:
+      gather_ldg_kernel<><<<grid, b, 0, s>>>(table, idx, out, n);
+      break;
   }
   MEMSCOPE_CHECK_LAUNCH("gather kernel");
 }

@@ -43,8 +43,7 @@ template <bool HoldRuns, class Rule, class SampleT>
 __device__ __forceinline__ uint4 load_samples(const sample_vector<SampleT>* p) {
   if constexpr (HoldRuns || rule_searches<Rule>::value || sizeof(SampleT) == 1)
     return __ldcs(reinterpret_cast<const uint4*>(p));
-  else
-    return __ldg(reinterpret_cast<const uint4*>(p));
+  else return __ldg(reinterpret_cast<const uint4*>(p));
 }
 
 /// Counts a thread holds back for one bin while whole warps keep landing in it: under total
@@ -129,7 +128,8 @@ __device__ __forceinline__ void bin_values(const SampleT (&in)[K], std::size_t f
         continue;
       }
       const unsigned peers = __match_any_sync(active, bins[k]);
-      if (bins[k] >= 0 && lane == static_cast<unsigned>(__ffs(peers) - 1)) add(bins[k], static_cast<std::uint32_t>(__popc(peers)));
+      if (bins[k] >= 0 && lane == static_cast<unsigned>(__ffs(peers) - 1))
+        add(bins[k], static_cast<std::uint32_t>(__popc(peers)));
     }
   } else {
     // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
@@ -141,8 +141,8 @@ __device__ __forceinline__ void bin_values(const SampleT (&in)[K], std::size_t f
 }
 
 template <bool HoldRuns, bool Aggregate, int Phase, class SampleT, class Rule, class Add, class Local>
-__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, std::size_t first, const Rule& rule, Add& add,
-                                           pending_run& run, const Local& local) {
+__device__ __forceinline__ void bin_vector(const sample_vector<SampleT>& in, std::size_t first, const Rule& rule,
+                                           Add& add, pending_run& run, const Local& local) {
   bin_values<HoldRuns, Aggregate, Phase>(in.v, first, rule, add, run, local);
 }
 
@@ -175,9 +175,9 @@ __device__ __forceinline__ void bin_vectors(const sample_vector<SampleT>* __rest
 /// consecutive vectors, a whole number of pixels, so every sample's channel is fixed at compile
 /// time (as bin_vectors<.., 0> does where channels divide a vector). Vectors start on a pixel.
 template <bool HoldRuns, bool Aggregate, int Group, class SampleT, class Rule, class Add, class Local>
-__device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* __restrict__ vectors, std::size_t num_groups,
-                                                 const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
-                                                 pending_run& run, const Local& local) {
+__device__ __forceinline__ void bin_pixel_groups(const sample_vector<SampleT>* __restrict__ vectors,
+                                                 std::size_t num_groups, const Rule& rule, std::size_t rank,
+                                                 std::size_t threads, Add& add, pending_run& run, const Local& local) {
   using vec = sample_vector<SampleT>;
   for (std::size_t g = rank; g < num_groups; g += threads) {
     SampleT values[Group * vec::size];
@@ -205,7 +205,8 @@ __host__ __device__ constexpr int unit_vectors() {
 /// a scalar head up to the first 16-byte boundary, 16-byte vectors with
 /// policy::vectors_per_thread loads in flight, a scalar tail. A sample's position (its channel)
 /// counts from `samples`.
-template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add,
+          class Local = nothing_local>
 __device__ __forceinline__ void for_each_bin(const SampleT* __restrict__ samples, std::size_t n, const Rule& rule,
                                              std::size_t rank, std::size_t threads, Add& add, const Local& local = {}) {
   using vec = sample_vector<SampleT>;
@@ -312,10 +313,17 @@ struct rows_walk {
   std::size_t head;
   std::size_t lane, skip_rows, skip_units;  // group = skip_rows * units + skip_units
 
-  __device__ __forceinline__ rows_walk(const SampleT* start, std::size_t step, std::size_t num_rows, std::size_t row_units,
-                                       std::size_t row_head, std::size_t group_lane, std::size_t group)
-      : units_start(start), row_step(step), rows(num_rows), units(row_units), head(row_head), lane(group_lane),
-        skip_rows(group / row_units), skip_units(group % row_units) {}
+  __device__ __forceinline__ rows_walk(const SampleT* start, std::size_t step, std::size_t num_rows,
+                                       std::size_t row_units, std::size_t row_head, std::size_t group_lane,
+                                       std::size_t group)
+      : units_start(start),
+        row_step(step),
+        rows(num_rows),
+        units(row_units),
+        head(row_head),
+        lane(group_lane),
+        skip_rows(group / row_units),
+        skip_units(group % row_units) {}
 
   __device__ __forceinline__ cursor first() const { return {lane / units, lane % units}; }
   __device__ __forceinline__ cursor next(cursor c) const {
@@ -339,8 +347,10 @@ struct rows_walk {
 /// Group > 1). bin_vectors and bin_pixel_groups do this for one contiguous run with a plain
 /// index: that run's kernels were tuned to their registers (32 for two blocks an SM), and this
 /// cursor through rows cost them 2-24 more (RGB floats 32 -> 45).
-template <bool HoldRuns, bool Aggregate, int Phase, int Group, class SampleT, class Walk, class Rule, class Add, class Local>
-__device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Add& add, pending_run& run, const Local& local) {
+template <bool HoldRuns, bool Aggregate, int Phase, int Group, class SampleT, class Walk, class Rule, class Add,
+          class Local>
+__device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Add& add, pending_run& run,
+                                          const Local& local) {
   using vec = sample_vector<SampleT>;
   constexpr int slots = Group == 1 ? policy::vectors_per_thread : 1;
   for (auto c = walk.first(); walk.valid(c);) {
@@ -371,15 +381,16 @@ __device__ __forceinline__ void bin_units(const Walk& walk, const Rule& rule, Ad
 /// `make_walk(std::integral_constant<int, Group>{})`: whole groups with every sample's channel
 /// fixed at compile time where they start on a pixel, else single vectors (for_each_bin's choice).
 template <bool HoldRuns, bool Aggregate, class SampleT, class Rule, class MakeWalk, class Add, class Local>
-__device__ __forceinline__ void bin_split_units(const run_split& s, const MakeWalk& make_walk, const Rule& rule, Add& add,
-                                                pending_run& run, const Local& local) {
+__device__ __forceinline__ void bin_split_units(const run_split& s, const MakeWalk& make_walk, const Rule& rule,
+                                                Add& add, pending_run& run, const Local& local) {
   using vec = sample_vector<SampleT>;
   constexpr int channels = rule_channels<Rule>::value;
   constexpr int group = unit_vectors<Rule, SampleT>();
   static_assert(group > 1, "only pixel groups walk rows as one run (for_each_source_bin)");
   if (s.units == 0) return;
   if (s.on_pixel) {
-    bin_units<HoldRuns, Aggregate, 0, group, SampleT>(make_walk(std::integral_constant<int, group>{}), rule, add, run, local);
+    bin_units<HoldRuns, Aggregate, 0, group, SampleT>(make_walk(std::integral_constant<int, group>{}), rule, add, run,
+                                                      local);
   } else if constexpr (gcd_int(vec::size, channels) > 1) {
     bin_units<HoldRuns, Aggregate, -1, 1, SampleT>(make_walk(std::integral_constant<int, 1>{}), rule, add, run, local);
   }
@@ -408,7 +419,9 @@ struct linear_samples {
   }
   /// The most samples one block of a grid of `grid` blocks bins (per_trip: a block's samples
   /// per loop trip, the rounding).
-  std::size_t block_share(unsigned grid, std::size_t per_trip) const { return ceil_div(n, std::size_t{grid}) + per_trip; }
+  std::size_t block_share(unsigned grid, std::size_t per_trip) const {
+    return ceil_div(n, std::size_t{grid}) + per_trip;
+  }
   void fit_to(std::size_t, int) {}
 };
 
@@ -440,7 +453,8 @@ struct pitched_samples {
   /// Groups sized for a grid of `threads` threads binning units of `unit_vectors` vectors
   /// (more than 1: a group walks its rows as one run).
   void fit_to(std::size_t threads, int unit_vectors) {
-    group_log2 = row_group_log2(row_samples * sizeof(SampleT), row_stride * sizeof(SampleT), rows, threads, unit_vectors);
+    group_log2 =
+        row_group_log2(row_samples * sizeof(SampleT), row_stride * sizeof(SampleT), rows, threads, unit_vectors);
   }
   std::size_t block_share(unsigned grid, std::size_t per_trip) const {
     // The whole grid walks all rows of each of up to 16 classes (for_each_source_bin) as one
@@ -450,7 +464,8 @@ struct pitched_samples {
     // The whole grid walks each row as one run: a block's share rounds up by a trip of
     // vectors a row, and by a unit and a row edge a thread (well under 1024 samples) a class.
     if (group_log2 >= whole_grid)
-      return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip) + 16 * 1024 * std::size_t{policy::block_threads};
+      return rows * (ceil_div(row_samples, std::size_t{grid}) + per_trip) +
+             16 * 1024 * std::size_t{policy::block_threads};
     const std::size_t group = std::size_t{1} << group_log2;
     const std::size_t groups = std::max<std::size_t>(1, std::size_t{grid} * policy::block_threads / group);
     const std::size_t groups_per_block = std::max<std::size_t>(1, policy::block_threads / group);
@@ -460,9 +475,11 @@ struct pitched_samples {
 
 /// Every sample of `data` laid out as `src` binned by exactly one of `threads` threads, this one
 /// `rank`.
-template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
-__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data, const linear_samples<SampleT>& src,
-                                                    const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add,
+          class Local = nothing_local>
+__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data,
+                                                    const linear_samples<SampleT>& src, const Rule& rule,
+                                                    std::size_t rank, std::size_t threads, Add& add,
                                                     const Local& local = {}) {
   for_each_bin<HoldRuns, Aggregate>(data, src.n, rule, rank, threads, add, local);
 }
@@ -477,7 +494,10 @@ __device__ __forceinline__ void bin_rows(const SampleT* __restrict__ row0, std::
   const run_split s = split_run<Rule>(row0, row_samples);
   pending_run run;
   bin_split_units<HoldRuns, Aggregate, SampleT>(
-      s, [&](auto g) { return rows_walk<SampleT, decltype(g)::value>(row0 + s.head, step, rows, s.units, s.head, lane, group); },
+      s,
+      [&](auto g) {
+        return rows_walk<SampleT, decltype(g)::value>(row0 + s.head, step, rows, s.units, s.head, lane, group);
+      },
       rule, add, run, local);
   if constexpr (HoldRuns) run.flush(add);
   const std::size_t edge = s.head + (row_samples - s.tail);  // scalar samples a row
@@ -499,11 +519,14 @@ __device__ __forceinline__ void bin_rows(const SampleT* __restrict__ row0, std::
   }
 }
 
-template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add, class Local = nothing_local>
-__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data, const pitched_samples<SampleT>& src,
-                                                    const Rule& rule, std::size_t rank, std::size_t threads, Add& add,
+template <bool HoldRuns = false, bool Aggregate = false, class SampleT, class Rule, class Add,
+          class Local = nothing_local>
+__device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ data,
+                                                    const pitched_samples<SampleT>& src, const Rule& rule,
+                                                    std::size_t rank, std::size_t threads, Add& add,
                                                     const Local& local = {}) {
-  const bool whole = src.group_log2 >= pitched_samples<SampleT>::whole_grid || (std::size_t{1} << src.group_log2) >= threads;
+  const bool whole =
+      src.group_log2 >= pitched_samples<SampleT>::whole_grid || (std::size_t{1} << src.group_log2) >= threads;
   const std::size_t group = whole ? threads : std::size_t{1} << src.group_log2;
   const std::size_t lane = whole ? rank : rank & (group - 1);
   const std::size_t groups = whole ? 1 : threads >> src.group_log2;
@@ -524,8 +547,9 @@ __device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ 
       const std::size_t before = k * (src.rows / classes) + (k < src.rows % classes ? k : src.rows % classes);
       const std::size_t first = (g + groups - before % groups) % groups;  // this group's first row of the class
       if (first >= class_rows) continue;
-      bin_rows<HoldRuns, Aggregate>(data + (k + first * classes) * src.row_stride, (class_rows - first + groups - 1) / groups,
-                                    groups * classes * src.row_stride, src.row_samples, rule, lane, group, add, local);
+      bin_rows<HoldRuns, Aggregate>(data + (k + first * classes) * src.row_stride,
+                                    (class_rows - first + groups - 1) / groups, groups * classes * src.row_stride,
+                                    src.row_samples, rule, lane, group, add, local);
     }
   } else {
     // Unit i of a row goes to lane i mod group, so the lanes below the row's remainder take one
@@ -583,8 +607,7 @@ __device__ __forceinline__ void add_count(CounterT* counter, std::uint32_t count
                 "histogram counters are 32- or 64-bit integers");
   if constexpr (sizeof(CounterT) == 8)
     atomicAdd(reinterpret_cast<unsigned long long*>(counter), static_cast<unsigned long long>(count));
-  else
-    atomicAdd(reinterpret_cast<unsigned int*>(counter), count);
+  else atomicAdd(reinterpret_cast<unsigned int*>(counter), count);
 }
 
 }  // namespace memscope::histogram

@@ -80,8 +80,8 @@ device_limits current_device_limits() {
 
 struct options {
   strategy kind = strategy::automatic;
-  int cluster_size = 0;  // cluster_dsmem: 1, 2, 4, 8 or 16; 0 = choose
-  int copies = 0;        // global_private: 1 to policy::max_private_copies, a power of two; 0 = choose
+  int cluster_size = 0;         // cluster_dsmem: 1, 2, 4, 8 or 16; 0 = choose
+  int copies = 0;               // global_private: 1 to policy::max_private_copies, a power of two; 0 = choose
   bool warp_aggregate = false;  // global strategies: lanes with equal bins add once (__match_any_sync)
   bool window = false;          // global strategies: each block counts policy::window_bins bins in shared memory
 };
@@ -100,12 +100,15 @@ status try_plan_for_source(int num_bins, std::int64_t num_samples, const options
     const int blocks = shared_blocks_per_sm(dev, smem);
     int a = 0, b = 0;
     if (query.ok())
-      query = try_max_active_clusters(cluster_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c, smem, a);
+      query = try_max_active_clusters(cluster_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c,
+                                      smem, a);
     if (query.ok())
-      query = try_max_active_clusters(split_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c, smem, b);
+      query =
+          try_max_active_clusters(split_kernel_for<Source, Rule, CounterT>(blocks), policy::block_threads, c, smem, b);
     return query.ok() && a > 0 && b > 0;
   };
-  const status planned = try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out, rule_searches<Rule>::value);
+  const status planned =
+      try_plan_histogram(num_bins, dev, opt.kind, opt.cluster_size, runs, out, rule_searches<Rule>::value);
   if (!query.ok()) return query;
   MEMSCOPE_RETURN_IF_ERROR(planned);
   if constexpr (sizeof(SampleT) == 1)
@@ -115,8 +118,8 @@ status try_plan_for_source(int num_bins, std::int64_t num_samples, const options
       out.byte_values = true;
       return {};
     }
-  return try_resolve_global(out, opt.kind == strategy::automatic, {opt.copies, opt.warp_aggregate, opt.window}, num_bins,
-                            num_samples, sizeof(SampleT), dev, sizeof(CounterT));
+  return try_resolve_global(out, opt.kind == strategy::automatic, {opt.copies, opt.warp_aggregate, opt.window},
+                            num_bins, num_samples, sizeof(SampleT), dev, sizeof(CounterT));
 }
 
 /// The plan of a one-channel histogram over contiguous samples of SampleT.
@@ -175,7 +178,8 @@ struct scratch_lease {
 
 template <class Source, class Rule, class CounterT, bool Aggregate, bool Window>
 status launch_global_as(const typename Source::value_type* d_samples, const Source& src, const Rule& rule, int copies,
-                        CounterT* scratch, CounterT* d_histogram, cudaStream_t stream, unsigned grid, std::size_t smem) {
+                        CounterT* scratch, CounterT* d_histogram, cudaStream_t stream, unsigned grid,
+                        std::size_t smem) {
   histogram_global_kernel<Source, Rule, CounterT, Aggregate, Window><<<grid, policy::block_threads, smem, stream>>>(
       d_samples, src, rule, copies, Window ? static_cast<int>(smem / sizeof(std::uint32_t)) : 0, scratch, d_histogram);
   MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_global_kernel");
@@ -197,21 +201,22 @@ status check_block_share(const Source& src, unsigned grid, std::size_t samples_p
 /// Runs a global plan. The automatic choice drops the window where the blocks would have too
 /// few samples to amortise it (the plan then says so); a window asked for runs regardless.
 template <class Source, class Rule, class CounterT>
-status launch_global(const typename Source::value_type* d_samples, Source src, const Rule& rule, plan& p, bool automatic,
-                     CounterT* scratch, CounterT* d_histogram, cudaStream_t stream) {
+status launch_global(const typename Source::value_type* d_samples, Source src, const Rule& rule, plan& p,
+                     bool automatic, CounterT* scratch, CounterT* d_histogram, cudaStream_t stream) {
   using SampleT = typename Source::value_type;
   constexpr int threads = policy::block_threads;
   const std::size_t n = src.size();
   const std::size_t per_block = std::size_t{threads} * policy::vectors_per_thread * sample_vector<SampleT>::size;
   const std::size_t smem = static_cast<std::size_t>(p.window_bins) * sizeof(std::uint32_t);
   unsigned grid = 1;
-  MEMSCOPE_RETURN_IF_ERROR(
-      try_persistent_grid(histogram_global_kernel<Source, Rule, CounterT, true, true>, threads, smem, n, per_block, grid));
-  if (automatic && p.window_bins > 0 && n < std::size_t{grid} * static_cast<std::size_t>(p.window_bins) * policy::window_min_samples_per_counter)
+  MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<Source, Rule, CounterT, true, true>, threads,
+                                               smem, n, per_block, grid));
+  if (automatic && p.window_bins > 0 &&
+      n < std::size_t{grid} * static_cast<std::size_t>(p.window_bins) * policy::window_min_samples_per_counter)
     p.window_bins = 0;
   if (p.window_bins == 0)
-    MEMSCOPE_RETURN_IF_ERROR(
-        try_persistent_grid(histogram_global_kernel<Source, Rule, CounterT, true, false>, threads, 0, n, per_block, grid));
+    MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_global_kernel<Source, Rule, CounterT, true, false>, threads,
+                                                 0, n, per_block, grid));
   src.fit_to(std::size_t{grid} * threads, unit_vectors<Rule, typename Source::value_type>());
   MEMSCOPE_RETURN_IF_ERROR(check_block_share(src, grid, per_block));
   // Every copy must have blocks adding to it, or the fold would add zeros for nothing.
@@ -219,18 +224,20 @@ status launch_global(const typename Source::value_type* d_samples, Source src, c
   const std::size_t used_smem = static_cast<std::size_t>(p.window_bins) * sizeof(std::uint32_t);
   status launched;
   if (p.warp_aggregate)
-    launched = p.window_bins > 0
-                   ? launch_global_as<Source, Rule, CounterT, true, true>(d_samples, src, rule, copies, scratch, d_histogram, stream, grid, used_smem)
-                   : launch_global_as<Source, Rule, CounterT, true, false>(d_samples, src, rule, copies, scratch, d_histogram, stream, grid, 0);
+    launched = p.window_bins > 0 ? launch_global_as<Source, Rule, CounterT, true, true>(
+                                       d_samples, src, rule, copies, scratch, d_histogram, stream, grid, used_smem)
+                                 : launch_global_as<Source, Rule, CounterT, true, false>(
+                                       d_samples, src, rule, copies, scratch, d_histogram, stream, grid, 0);
   else
-    launched = p.window_bins > 0
-                   ? launch_global_as<Source, Rule, CounterT, false, true>(d_samples, src, rule, copies, scratch, d_histogram, stream, grid, used_smem)
-                   : launch_global_as<Source, Rule, CounterT, false, false>(d_samples, src, rule, copies, scratch, d_histogram, stream, grid, 0);
+    launched = p.window_bins > 0 ? launch_global_as<Source, Rule, CounterT, false, true>(
+                                       d_samples, src, rule, copies, scratch, d_histogram, stream, grid, used_smem)
+                                 : launch_global_as<Source, Rule, CounterT, false, false>(
+                                       d_samples, src, rule, copies, scratch, d_histogram, stream, grid, 0);
   MEMSCOPE_RETURN_IF_ERROR(launched);
   if (copies > 1) {
     unsigned fold_grid = 1;
-    MEMSCOPE_RETURN_IF_ERROR(
-        try_persistent_grid(histogram_fold_kernel<CounterT>, 256, 0, static_cast<std::size_t>(rule.num_bins), 256, fold_grid));
+    MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_fold_kernel<CounterT>, 256, 0,
+                                                 static_cast<std::size_t>(rule.num_bins), 256, fold_grid));
     histogram_fold_kernel<CounterT><<<fold_grid, 256, 0, stream>>>(scratch, copies - 1, rule.num_bins, d_histogram);
     MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_fold_kernel");
   }
@@ -241,8 +248,7 @@ status launch_global(const typename Source::value_type* d_samples, Source src, c
 /// kernel, so that no other instantiation carries a kernel it cannot use.
 template <class Source, class Rule, class CounterT>
 constexpr auto byte_kernel() {
-  if constexpr (sizeof(typename Source::value_type) == 1)
-    return histogram_byte_kernel<Source, Rule, CounterT>;
+  if constexpr (sizeof(typename Source::value_type) == 1) return histogram_byte_kernel<Source, Rule, CounterT>;
   else return histogram_block_smem_kernel<Source, Rule, CounterT, 2>;
 }
 
@@ -310,11 +316,13 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
       }
       auto* copies = static_cast<CounterT*>(scratch);
       MEMSCOPE_RETURN_IF_CUDA_ERROR(cudaMemsetAsync(copies, 0, bytes, stream));
-      MEMSCOPE_RETURN_IF_ERROR((launch_global<Source, Rule, CounterT>(d_samples, src, rule, p, automatic, copies, d_histogram, stream)));
+      MEMSCOPE_RETURN_IF_ERROR(
+          (launch_global<Source, Rule, CounterT>(d_samples, src, rule, p, automatic, copies, d_histogram, stream)));
       return lease.release();
     }
     case strategy::block_smem: {
-      const auto kernel = p.byte_values ? byte_kernel<Source, Rule, CounterT>() : block_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
+      const auto kernel = p.byte_values ? byte_kernel<Source, Rule, CounterT>()
+                                        : block_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
       unsigned grid = 1;
       MEMSCOPE_RETURN_IF_ERROR(try_prepare_dynamic_smem(kernel, p.smem_bytes));
       MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(kernel, threads, p.smem_bytes, n, per_block, grid));
@@ -326,22 +334,26 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
     }
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
-      const auto kernel = p.kind == strategy::cluster_dsmem ? cluster_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm)
-                                                            : split_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
+      const auto kernel = p.kind == strategy::cluster_dsmem
+                              ? cluster_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm)
+                              : split_kernel_for<Source, Rule, CounterT>(p.blocks_per_sm);
       int clusters = 0;
       MEMSCOPE_RETURN_IF_ERROR(try_max_active_clusters(kernel, threads, p.cluster_size, p.smem_bytes, clusters));
       // A split cluster walks its samples once per block, so it covers per_block samples a trip.
-      const std::size_t per_cluster = p.kind == strategy::cluster_dsmem ? per_block * static_cast<std::size_t>(p.cluster_size) : per_block;
+      const std::size_t per_cluster =
+          p.kind == strategy::cluster_dsmem ? per_block * static_cast<std::size_t>(p.cluster_size) : per_block;
       const std::size_t wanted = ceil_div(n, per_cluster);
-      const std::size_t used = std::max<std::size_t>(1, std::min<std::size_t>(wanted, static_cast<std::size_t>(clusters)));
+      const std::size_t used =
+          std::max<std::size_t>(1, std::min<std::size_t>(wanted, static_cast<std::size_t>(clusters)));
       // The threads that share the samples: the whole grid, or one block per cluster (split).
       src.fit_to(used * threads * (p.kind == strategy::cluster_dsmem ? static_cast<std::size_t>(p.cluster_size) : 1),
                  unit_vectors<Rule, typename Source::value_type>());
       MEMSCOPE_RETURN_IF_ERROR(check_block_share(src, static_cast<unsigned>(used), per_cluster));
       int log2_cluster = 0;
       while ((1 << log2_cluster) < p.cluster_size) ++log2_cluster;
-      return try_launch_cluster(kernel, dim3(static_cast<unsigned>(used * p.cluster_size)), dim3(threads), p.cluster_size,
-                                p.smem_bytes, stream, d_samples, src, rule, log2_cluster, p.bins_per_block, d_histogram);
+      return try_launch_cluster(kernel, dim3(static_cast<unsigned>(used * p.cluster_size)), dim3(threads),
+                                p.cluster_size, p.smem_bytes, stream, d_samples, src, rule, log2_cluster,
+                                p.bins_per_block, d_histogram);
     }
     case strategy::automatic:
       break;
@@ -352,7 +364,8 @@ status launch_histogram(void* scratch, const typename Source::value_type* d_samp
 /// num_samples contiguous samples.
 template <class SampleT>
 status try_linear(std::int64_t num_samples, linear_samples<SampleT>& src) {
-  if (num_samples < 0) return status::invalid("histogram of " + std::to_string(num_samples) + " samples: a count is >= 0");
+  if (num_samples < 0)
+    return status::invalid("histogram of " + std::to_string(num_samples) + " samples: a count is >= 0");
   src = {static_cast<std::size_t>(num_samples)};
   return {};
 }
@@ -365,8 +378,9 @@ status try_pitched(std::int64_t num_row_samples, std::int64_t num_rows, std::siz
     return status::invalid("histogram of " + std::to_string(num_rows) + " rows of " + std::to_string(num_row_samples) +
                            " samples: counts are >= 0");
   if (row_stride_bytes % sizeof(SampleT) != 0)
-    return status::invalid("histogram row_stride_bytes " + std::to_string(row_stride_bytes) + " is not a multiple of the " +
-                           std::to_string(sizeof(SampleT)) + "-byte sample (CUB requires the same)");
+    return status::invalid("histogram row_stride_bytes " + std::to_string(row_stride_bytes) +
+                           " is not a multiple of the " + std::to_string(sizeof(SampleT)) +
+                           "-byte sample (CUB requires the same)");
   if (num_row_samples > 0 && num_rows > std::numeric_limits<std::int64_t>::max() / num_row_samples)
     return status::invalid("histogram of " + std::to_string(num_rows) + " rows of " + std::to_string(num_row_samples) +
                            " samples: more samples than 64 bits count");
@@ -381,7 +395,8 @@ status try_pitched(std::int64_t num_row_samples, std::int64_t num_rows, std::siz
 /// global_private's extra copies are the temp storage (the other strategies need none).
 template <class Source, class Rule, class CounterT>
 status run(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples, const Source& src,
-           CounterT* d_histogram, const Rule& rule, std::int64_t counted, cudaStream_t stream, const options& opt, plan& p) {
+           CounterT* d_histogram, const Rule& rule, std::int64_t counted, cudaStream_t stream, const options& opt,
+           plan& p) {
   MEMSCOPE_RETURN_IF_ERROR((prepare<Source, Rule, CounterT>(src, rule, counted, opt, p)));
   if (temp_bytes != nullptr) {
     bool query = false;
@@ -393,23 +408,25 @@ status run(void* d_temp, std::size_t* temp_bytes, const typename Source::value_t
 }
 
 template <class Source, class CounterT, class LevelT>
-status even_status(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples, const Source& src,
-                   CounterT* d_histogram, int num_levels, LevelT lower, LevelT upper, cudaStream_t stream,
-                   const options& opt, plan& p) {
+status even_status(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples,
+                   const Source& src, CounterT* d_histogram, int num_levels, LevelT lower, LevelT upper,
+                   cudaStream_t stream, const options& opt, plan& p) {
   using SampleT = typename Source::value_type;
   even_rule<SampleT, LevelT> rule;
   MEMSCOPE_RETURN_IF_ERROR(try_make_even_rule<SampleT>(num_levels, lower, upper, rule));
-  return run(d_temp, temp_bytes, d_samples, src, d_histogram, rule, static_cast<std::int64_t>(src.size()), stream, opt, p);
+  return run(d_temp, temp_bytes, d_samples, src, d_histogram, rule, static_cast<std::int64_t>(src.size()), stream, opt,
+             p);
 }
 
 template <class Source, class CounterT, class LevelT>
-status range_status(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples, const Source& src,
-                    CounterT* d_histogram, int num_levels, const LevelT* d_levels, cudaStream_t stream,
-                    const options& opt, plan& p) {
+status range_status(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples,
+                    const Source& src, CounterT* d_histogram, int num_levels, const LevelT* d_levels,
+                    cudaStream_t stream, const options& opt, plan& p) {
   using SampleT = typename Source::value_type;
   range_rule<SampleT, LevelT> rule;
   MEMSCOPE_RETURN_IF_ERROR(try_make_range_rule<SampleT>(num_levels, d_levels, rule));
-  return run(d_temp, temp_bytes, d_samples, src, d_histogram, rule, static_cast<std::int64_t>(src.size()), stream, opt, p);
+  return run(d_temp, temp_bytes, d_samples, src, d_histogram, rule, static_cast<std::int64_t>(src.size()), stream, opt,
+             p);
 }
 
 // The four layouts x rules the public forms name.
@@ -423,13 +440,13 @@ status even_1d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, 
 
 template <class SampleT, class CounterT, class LevelT>
 status even_2d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* d_histogram, int num_levels,
-               LevelT lower, LevelT upper, std::int64_t num_row_samples, std::int64_t num_rows, std::size_t row_stride_bytes,
-               cudaStream_t stream, const options& opt, plan& p) {
+               LevelT lower, LevelT upper, std::int64_t num_row_samples, std::int64_t num_rows,
+               std::size_t row_stride_bytes, cudaStream_t stream, const options& opt, plan& p) {
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(num_row_samples, num_rows, row_stride_bytes, src));
   if (src.gapless())
-    return even_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels, lower,
-                       upper, stream, opt, p);
+    return even_status(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, num_levels,
+                       lower, upper, stream, opt, p);
   return even_status(d_temp, temp_bytes, d_samples, src, d_histogram, num_levels, lower, upper, stream, opt, p);
 }
 
@@ -443,8 +460,8 @@ status range_1d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples,
 
 template <class SampleT, class CounterT, class LevelT>
 status range_2d(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* d_histogram, int num_levels,
-                const LevelT* d_levels, std::int64_t num_row_samples, std::int64_t num_rows, std::size_t row_stride_bytes,
-                cudaStream_t stream, const options& opt, plan& p) {
+                const LevelT* d_levels, std::int64_t num_row_samples, std::int64_t num_rows,
+                std::size_t row_stride_bytes, cudaStream_t stream, const options& opt, plan& p) {
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(num_row_samples, num_rows, row_stride_bytes, src));
   if (src.gapless())

@@ -44,11 +44,11 @@ plan histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes, const
 /// between rows is never read.
 template <class SampleT, class CounterT, class LevelT>
 plan histogram_even(const SampleT* d_samples, CounterT* d_histogram, int num_levels, LevelT lower_level,
-                    LevelT upper_level, std::int64_t num_row_samples, std::int64_t num_rows, std::size_t row_stride_bytes,
-                    cudaStream_t stream = nullptr, options opt = {}) {
+                    LevelT upper_level, std::int64_t num_row_samples, std::int64_t num_rows,
+                    std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::even_2d(nullptr, nullptr, d_samples, d_histogram, num_levels, lower_level, upper_level, num_row_samples,
-                           num_rows, row_stride_bytes, stream, opt, p);
+    return detail::even_2d(nullptr, nullptr, d_samples, d_histogram, num_levels, lower_level, upper_level,
+                           num_row_samples, num_rows, row_stride_bytes, stream, opt, p);
   });
 }
 
@@ -72,7 +72,8 @@ template <class SampleT, class CounterT, class LevelT>
 plan histogram_range(const SampleT* d_samples, CounterT* d_histogram, int num_levels, const LevelT* d_levels,
                      std::int64_t num_samples, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::range_1d(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, num_samples, stream, opt, p);
+    return detail::range_1d(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, num_samples, stream, opt,
+                            p);
   });
 }
 
@@ -99,7 +100,8 @@ plan histogram_range(const SampleT* d_samples, CounterT* d_histogram, int num_le
 template <class SampleT, class CounterT, class LevelT>
 plan histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                      CounterT* d_histogram, int num_levels, const LevelT* d_levels, std::int64_t num_row_samples,
-                     std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
+                     std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr,
+                     options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::range_2d(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, d_levels,
                             num_row_samples, num_rows, row_stride_bytes, stream, opt, p);
@@ -139,10 +141,10 @@ cudaError_t try_histogram_even(void* d_temp_storage, std::size_t& temp_storage_b
                                std::int64_t num_row_samples, std::int64_t num_rows, std::size_t row_stride_bytes,
                                cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
   plan p;
-  return detail::to_cuda_error(detail::even_2d(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                               lower_level, upper_level, num_row_samples, num_rows, row_stride_bytes,
-                                               stream, opt, p),
-                               p, out);
+  return detail::to_cuda_error(
+      detail::even_2d(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, lower_level, upper_level,
+                      num_row_samples, num_rows, row_stride_bytes, stream, opt, p),
+      p, out);
 }
 
 template <class SampleT, class CounterT, class LevelT>
@@ -151,7 +153,8 @@ cudaError_t try_histogram_range(const SampleT* d_samples, CounterT* d_histogram,
                                 outcome* out = nullptr) {
   plan p;
   return detail::to_cuda_error(
-      detail::range_1d(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, num_samples, stream, opt, p), p, out);
+      detail::range_1d(nullptr, nullptr, d_samples, d_histogram, num_levels, d_levels, num_samples, stream, opt, p), p,
+      out);
 }
 
 template <class SampleT, class CounterT, class LevelT>

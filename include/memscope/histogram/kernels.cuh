@@ -35,8 +35,8 @@ constexpr int min_blocks_per_sm() {
 /// are flushed to the output at the end.
 template <class Source, class Rule, class CounterT, bool Aggregate, bool Window>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_global_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule, int copies, int window_bins,
-                            CounterT* __restrict__ scratch, CounterT* __restrict__ histogram) {
+    histogram_global_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule, int copies,
+                            int window_bins, CounterT* __restrict__ scratch, CounterT* __restrict__ histogram) {
   const int copy = static_cast<int>(blockIdx.x % static_cast<unsigned>(copies));
   CounterT* counters = copy == 0 ? histogram : scratch + static_cast<std::size_t>(copy - 1) * rule.num_bins;
   if constexpr (Window) {
@@ -46,12 +46,15 @@ __global__ void __launch_bounds__(policy::block_threads)
     for (int i = threadIdx.x; i < window_bins; i += blockDim.x) window[i] = 0;
     __syncthreads();
     const int start = start_shared;
-    const auto in_window = [=](int bin) { return static_cast<unsigned>(bin - start) < static_cast<unsigned>(window_bins); };
+    const auto in_window = [=](int bin) {
+      return static_cast<unsigned>(bin - start) < static_cast<unsigned>(window_bins);
+    };
     auto add = [&](int bin, std::uint32_t count) {
       if (in_window(bin)) atomicAdd(window + (bin - start), count);
       else add_count(counters + bin, count);
     };
-    for_each_source_bin<true, Aggregate>(samples, src, rule, global_thread_rank(), global_thread_count(), add, in_window);
+    for_each_source_bin<true, Aggregate>(samples, src, rule, global_thread_rank(), global_thread_count(), add,
+                                         in_window);
     __syncthreads();
     for (int i = threadIdx.x; i < window_bins; i += blockDim.x)
       if (const std::uint32_t c = window[i]) add_count(histogram + start + i, c);
@@ -91,7 +94,8 @@ __global__ void __launch_bounds__(policy::block_threads, min_blocks_per_sm<Block
 /// with no binning per sample, and adds each value's count to its bin once at the end.
 template <class Source, class Rule, class CounterT>
 __global__ void __launch_bounds__(policy::block_threads)
-    histogram_byte_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule, CounterT* __restrict__ histogram) {
+    histogram_byte_kernel(const typename Source::value_type* __restrict__ samples, Source src, Rule rule,
+                          CounterT* __restrict__ histogram) {
   using raw = raw_values<typename Source::value_type, Rule>;
   std::uint32_t* counters = shared_counters();
   for (int i = threadIdx.x; i < raw::counters; i += blockDim.x) counters[i] = 0;
@@ -115,7 +119,8 @@ struct channel_outputs {
 };
 
 template <class CounterT, int ActiveChannels>
-__global__ void histogram_scatter_kernel(const CounterT* __restrict__ combined, channel_outputs<CounterT, ActiveChannels> to) {
+__global__ void histogram_scatter_kernel(const CounterT* __restrict__ combined,
+                                         channel_outputs<CounterT, ActiveChannels> to) {
   for (int a = 0; a < ActiveChannels; ++a)
     for (std::size_t b = global_thread_rank(); b < static_cast<std::size_t>(to.num_bins[a]); b += global_thread_count())
       to.out[a][b] = combined[to.first_bin[a] + b];
@@ -195,11 +200,13 @@ auto block_kernel_for(int blocks_per_sm) {
 }
 template <class Source, class Rule, class CounterT>
 auto cluster_kernel_for(int blocks_per_sm) {
-  return blocks_per_sm >= 2 ? histogram_cluster_kernel<Source, Rule, CounterT, 2> : histogram_cluster_kernel<Source, Rule, CounterT, 1>;
+  return blocks_per_sm >= 2 ? histogram_cluster_kernel<Source, Rule, CounterT, 2>
+                            : histogram_cluster_kernel<Source, Rule, CounterT, 1>;
 }
 template <class Source, class Rule, class CounterT>
 auto split_kernel_for(int blocks_per_sm) {
-  return blocks_per_sm >= 2 ? histogram_split_kernel<Source, Rule, CounterT, 2> : histogram_split_kernel<Source, Rule, CounterT, 1>;
+  return blocks_per_sm >= 2 ? histogram_split_kernel<Source, Rule, CounterT, 2>
+                            : histogram_split_kernel<Source, Rule, CounterT, 1>;
 }
 
 }  // namespace memscope::histogram

@@ -27,9 +27,8 @@ inline std::size_t align_scratch(std::size_t bytes) { return (bytes + 255) / 256
 /// One multi-channel call over `src` (its samples: pixels x Channels).
 template <int Channels, int Active, class Source, class Rule, class CounterT>
 status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::value_type* d_samples, const Source& src,
-                 CounterT* const* d_histogram,
-                 const multi_rule<Rule, Channels, Active>& rule, std::int64_t pixels, cudaStream_t stream,
-                 const options& opt, plan& p) {
+                 CounterT* const* d_histogram, const multi_rule<Rule, Channels, Active>& rule, std::int64_t pixels,
+                 cudaStream_t stream, const options& opt, plan& p) {
   using channels_rule = multi_rule<Rule, Channels, Active>;
   if (d_temp != nullptr || temp_bytes == nullptr) {
     if (d_histogram == nullptr) return status::invalid("multi-channel histogram: the output array is null");
@@ -49,7 +48,8 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
   MEMSCOPE_RETURN_IF_ERROR((prepare<Source, count_rule, CounterT>(src, counting, pixels, opt, p)));
   // One active channel counts straight into its output; more count into combined counters.
   constexpr bool combine = Active > 1;
-  const std::size_t combined_bytes = combine ? align_scratch(static_cast<std::size_t>(rule.num_bins) * sizeof(CounterT)) : 0;
+  const std::size_t combined_bytes =
+      combine ? align_scratch(static_cast<std::size_t>(rule.num_bins) * sizeof(CounterT)) : 0;
   const std::size_t strategy_bytes = scratch_bytes(p, rule.num_bins, sizeof(CounterT));
   if (temp_bytes != nullptr) {
     bool query = false;
@@ -64,7 +64,8 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
     base = lease.ptr;
   }
   CounterT* combined = combine ? static_cast<CounterT*>(base) : d_histogram[0];
-  void* strategy_scratch = temp_bytes != nullptr && strategy_bytes > 0 ? static_cast<char*>(base) + combined_bytes : nullptr;
+  void* strategy_scratch =
+      temp_bytes != nullptr && strategy_bytes > 0 ? static_cast<char*>(base) + combined_bytes : nullptr;
   MEMSCOPE_RETURN_IF_ERROR(launch_histogram(strategy_scratch, d_samples, src, combined, counting, stream, opt, p));
   if constexpr (combine) {
     channel_outputs<CounterT, Active> to{};
@@ -76,8 +77,8 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
       most = std::max(most, to.num_bins[a]);
     }
     unsigned grid = 1;
-    MEMSCOPE_RETURN_IF_ERROR(
-        try_persistent_grid(histogram_scatter_kernel<CounterT, Active>, 256, 0, static_cast<std::size_t>(most), 256, grid));
+    MEMSCOPE_RETURN_IF_ERROR(try_persistent_grid(histogram_scatter_kernel<CounterT, Active>, 256, 0,
+                                                 static_cast<std::size_t>(most), 256, grid));
     histogram_scatter_kernel<CounterT, Active><<<grid, 256, 0, stream>>>(combined, to);
     MEMSCOPE_RETURN_IF_LAUNCH_ERROR("histogram_scatter_kernel");
   }
@@ -103,16 +104,19 @@ status multi_even_rule(const int* num_levels, const LevelT* lower, const LevelT*
   if (num_levels == nullptr || lower == nullptr || upper == nullptr)
     return status::invalid("multi-channel histogram: a level array is null");
   even_rule<SampleT, LevelT> per[Active];
-  for (int a = 0; a < Active; ++a) MEMSCOPE_RETURN_IF_ERROR(try_make_even_rule<SampleT>(num_levels[a], lower[a], upper[a], per[a]));
+  for (int a = 0; a < Active; ++a)
+    MEMSCOPE_RETURN_IF_ERROR(try_make_even_rule<SampleT>(num_levels[a], lower[a], upper[a], per[a]));
   return multi_rule<even_rule<SampleT, LevelT>, Channels, Active>::try_make(per, rule);
 }
 
 template <int Channels, int Active, class SampleT, class LevelT>
 status multi_range_rule(const int* num_levels, const LevelT* const* d_levels,
                         multi_rule<range_rule<SampleT, LevelT>, Channels, Active>& rule) {
-  if (num_levels == nullptr || d_levels == nullptr) return status::invalid("multi-channel histogram: a level array is null");
+  if (num_levels == nullptr || d_levels == nullptr)
+    return status::invalid("multi-channel histogram: a level array is null");
   range_rule<SampleT, LevelT> per[Active];
-  for (int a = 0; a < Active; ++a) MEMSCOPE_RETURN_IF_ERROR(try_make_range_rule<SampleT>(num_levels[a], d_levels[a], per[a]));
+  for (int a = 0; a < Active; ++a)
+    MEMSCOPE_RETURN_IF_ERROR(try_make_range_rule<SampleT>(num_levels[a], d_levels[a], per[a]));
   return multi_rule<range_rule<SampleT, LevelT>, Channels, Active>::try_make(per, rule);
 }
 
@@ -128,16 +132,16 @@ status multi_layout(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samp
   if (!shape.pitched) {
     linear_samples<SampleT> src;
     MEMSCOPE_RETURN_IF_ERROR(try_linear(row_samples, src));
-    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels, stream, opt,
-                                       p);
+    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels, stream,
+                                       opt, p);
   }
   pitched_samples<SampleT> src;
   MEMSCOPE_RETURN_IF_ERROR(try_pitched(row_samples, shape.rows, shape.row_stride_bytes, src));
   if (src.gapless())
-    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram, rule,
-                                       shape.row_pixels * shape.rows, stream, opt, p);
-  return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule, shape.row_pixels * shape.rows,
-                                     stream, opt, p);
+    return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, linear_samples<SampleT>{src.size()}, d_histogram,
+                                       rule, shape.row_pixels * shape.rows, stream, opt, p);
+  return multi_run<Channels, Active>(d_temp, temp_bytes, d_samples, src, d_histogram, rule,
+                                     shape.row_pixels * shape.rows, stream, opt, p);
 }
 
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
@@ -151,8 +155,8 @@ status multi_even(void* d_temp, std::size_t* temp_bytes, const SampleT* d_sample
 
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 status multi_range(void* d_temp, std::size_t* temp_bytes, const SampleT* d_samples, CounterT* const* d_histogram,
-                   const int* num_levels, const LevelT* const* d_levels, const pixel_rows& shape,
-                   cudaStream_t stream, const options& opt, plan& p) {
+                   const int* num_levels, const LevelT* const* d_levels, const pixel_rows& shape, cudaStream_t stream,
+                   const options& opt, plan& p) {
   multi_rule<range_rule<SampleT, LevelT>, Channels, Active> rule;
   MEMSCOPE_RETURN_IF_ERROR((multi_range_rule<Channels, Active, SampleT>(num_levels, d_levels, rule)));
   return multi_layout(d_temp, temp_bytes, d_samples, d_histogram, rule, shape, stream, opt, p);
@@ -181,8 +185,8 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
     return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level,
-                                                detail::contiguous_pixels(num_pixels), stream, opt, p);
+                                                lower_level, upper_level, detail::contiguous_pixels(num_pixels), stream,
+                                                opt, p);
   });
 }
 
@@ -194,9 +198,9 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           const LevelT upper_level[Active], std::int64_t num_row_pixels, std::int64_t num_rows,
                           std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                lower_level, upper_level,
-                                                detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+    return detail::multi_even<Channels, Active>(
+        d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, lower_level, upper_level,
+        detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -218,8 +222,9 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            const LevelT* const d_levels[Active], std::int64_t num_pixels, cudaStream_t stream = nullptr,
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                 d_levels, detail::contiguous_pixels(num_pixels), stream, opt, p);
+    return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram,
+                                                 num_levels, d_levels, detail::contiguous_pixels(num_pixels), stream,
+                                                 opt, p);
   });
 }
 
@@ -229,9 +234,9 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            const LevelT* const d_levels[Active], std::int64_t num_row_pixels, std::int64_t num_rows,
                            std::size_t row_stride_bytes, cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                                 d_levels,
-                                                 detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+    return detail::multi_range<Channels, Active>(
+        d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, d_levels,
+        detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -255,9 +260,9 @@ plan multi_histogram_even(void* d_temp_storage, std::size_t& temp_storage_bytes,
                           std::int64_t num_row_pixels, std::int64_t num_rows, std::size_t row_stride_bytes,
                           cudaStream_t stream = nullptr, options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                num_levels.data(), lower_level.data(), upper_level.data(),
-                                                detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+    return detail::multi_even<Channels, Active>(
+        d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(), num_levels.data(), lower_level.data(),
+        upper_level.data(), detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -280,9 +285,9 @@ plan multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes
                            std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr,
                            options opt = {}) {
   return detail::throw_or_plan([&](plan& p) {
-    return detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(),
-                                                 num_levels.data(), d_levels.data(),
-                                                 detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
+    return detail::multi_range<Channels, Active>(
+        d_temp_storage, &temp_storage_bytes, d_samples, d_histogram.data(), num_levels.data(), d_levels.data(),
+        detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p);
   });
 }
 
@@ -295,11 +300,10 @@ cudaError_t try_multi_histogram_even(void* d_temp_storage, std::size_t& temp_sto
                                      std::int64_t num_pixels, cudaStream_t stream = nullptr, options opt = {},
                                      outcome* out = nullptr) {
   plan p;
-  return detail::to_cuda_error(
-      detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                           lower_level, upper_level,
-                                           detail::contiguous_pixels(num_pixels), stream, opt, p),
-      p, out);
+  return detail::to_cuda_error(detail::multi_even<Channels, Active>(
+                                   d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, lower_level,
+                                   upper_level, detail::contiguous_pixels(num_pixels), stream, opt, p),
+                               p, out);
 }
 
 template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
@@ -310,9 +314,9 @@ cudaError_t try_multi_histogram_even(void* d_temp_storage, std::size_t& temp_sto
                                      cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
   plan p;
   return detail::to_cuda_error(
-      detail::multi_even<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                           lower_level, upper_level,
-                                           detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p),
+      detail::multi_even<Channels, Active>(
+          d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, lower_level, upper_level,
+          detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p),
       p, out);
 }
 
@@ -332,15 +336,13 @@ template <int Channels, int Active, class SampleT, class CounterT, class LevelT>
 cudaError_t try_multi_histogram_range(void* d_temp_storage, std::size_t& temp_storage_bytes, const SampleT* d_samples,
                                       CounterT* d_histogram[Active], const int num_levels[Active],
                                       const LevelT* const d_levels[Active], std::int64_t num_row_pixels,
-                                      std::int64_t num_rows, std::size_t row_stride_bytes, cudaStream_t stream = nullptr,
-                                      options opt = {}, outcome* out = nullptr) {
+                                      std::int64_t num_rows, std::size_t row_stride_bytes,
+                                      cudaStream_t stream = nullptr, options opt = {}, outcome* out = nullptr) {
   plan p;
-  return detail::to_cuda_error(
-      detail::multi_range<Channels, Active>(d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels,
-                                            d_levels,
-                                            detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes),
-                                            stream, opt, p),
-      p, out);
+  return detail::to_cuda_error(detail::multi_range<Channels, Active>(
+                                   d_temp_storage, &temp_storage_bytes, d_samples, d_histogram, num_levels, d_levels,
+                                   detail::pitched_pixels(num_row_pixels, num_rows, row_stride_bytes), stream, opt, p),
+                               p, out);
 }
 
 }  // namespace memscope::histogram

@@ -76,12 +76,12 @@ struct policy {
 struct device_limits {
   std::size_t smem_per_block_optin = 0;
   bool cluster_launch = false;  // clusters usable: the device launches them and the code has them
-  int max_cluster_size = 0;  // non-portable maximum where allowed, else the portable one
+  int max_cluster_size = 0;     // non-portable maximum where allowed, else the portable one
   /// The architecture the cluster kernels' code was compiled for (0: unknown). Below 90 the
   /// device may launch clusters but this code cannot use them.
   int cluster_code_arch = 0;
-  std::size_t l2_bytes = 0;  // global_private sizes its copies to fit (0: one copy)
-  std::size_t smem_per_sm = 0;             // shared memory one SM holds for its blocks
+  std::size_t l2_bytes = 0;                 // global_private sizes its copies to fit (0: one copy)
+  std::size_t smem_per_sm = 0;              // shared memory one SM holds for its blocks
   std::size_t smem_reserved_per_block = 0;  // what the system takes of it per block
   int threads_per_sm = 0;                   // resident threads one SM holds
 };
@@ -92,8 +92,8 @@ struct device_limits {
 /// two blocks per SM where its registers allow; where 1, the build for one block, with more
 /// registers).
 inline int shared_blocks_per_sm(const device_limits& dev, std::size_t smem) {
-  const bool two = dev.threads_per_sm >= 2 * policy::block_threads &&
-                   2 * (smem + dev.smem_reserved_per_block) <= dev.smem_per_sm;
+  const bool two =
+      dev.threads_per_sm >= 2 * policy::block_threads && 2 * (smem + dev.smem_reserved_per_block) <= dev.smem_per_sm;
   return two ? 2 : 1;
 }
 
@@ -118,16 +118,21 @@ struct plan {
 
 inline const char* to_string(strategy s) {
   switch (s) {
-    case strategy::automatic: return "automatic";
-    case strategy::global_atomics: return "global_atomics";
-    case strategy::block_smem: return "block_smem";
-    case strategy::cluster_dsmem: return "cluster_dsmem";
-    case strategy::cluster_split: return "cluster_split";
-    case strategy::global_private: return "global_private";
+    case strategy::automatic:
+      return "automatic";
+    case strategy::global_atomics:
+      return "global_atomics";
+    case strategy::block_smem:
+      return "block_smem";
+    case strategy::cluster_dsmem:
+      return "cluster_dsmem";
+    case strategy::cluster_split:
+      return "cluster_split";
+    case strategy::global_private:
+      return "global_private";
   }
   return "?";
 }
-
 
 namespace detail {
 inline bool is_power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -180,7 +185,8 @@ inline int row_group_log2(std::size_t row_bytes, std::size_t row_stride_bytes, s
     const std::size_t groups = std::max<std::size_t>(1, threads / group);
     const std::size_t vector_trips = (vectors + group * per_thread - 1) / (group * per_thread);
     const std::size_t warps_taking_scalars = whole ? 1 : group / std::max<std::size_t>(32, std::gcd(vectors, group));
-    return (rows + groups - 1) / groups * (32 * vector_trips + (32 * scalar_trips + warps_taking_scalars - 1) / warps_taking_scalars);
+    return (rows + groups - 1) / groups *
+           (32 * vector_trips + (32 * scalar_trips + warps_taking_scalars - 1) / warps_taking_scalars);
   };
   int best = row_group_whole_grid;
   std::size_t lowest = cost(std::max<std::size_t>(1, threads), true);
@@ -254,34 +260,38 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
     case strategy::block_smem:
       if (whole > dev.smem_per_block_optin)
         return status::not_supported("block_smem needs " + detail::kib(whole) + " of shared memory per block for " +
-                          std::to_string(num_bins) + " bins; this GPU allows " + detail::kib(dev.smem_per_block_optin));
+                                     std::to_string(num_bins) + " bins; this GPU allows " +
+                                     detail::kib(dev.smem_per_block_optin));
       return chose(block_plan());
     case strategy::cluster_dsmem:
     case strategy::cluster_split: {
       if (!dev.cluster_launch)
-        return status::not_supported(dev.cluster_code_arch > 0 && dev.cluster_code_arch < 90
-                              ? "the histogram's cluster kernels in this binary were compiled for sm_" +
-                                    std::to_string(dev.cluster_code_arch) +
-                                    ", which has no thread-block clusters: rebuild for sm_90 or newer to use them"
-                              : std::string("this GPU has no thread-block clusters (compute capability 9.0 or newer)"));
+        return status::not_supported(
+            dev.cluster_code_arch > 0 && dev.cluster_code_arch < 90
+                ? "the histogram's cluster kernels in this binary were compiled for sm_" +
+                      std::to_string(dev.cluster_code_arch) +
+                      ", which has no thread-block clusters: rebuild for sm_90 or newer to use them"
+                : std::string("this GPU has no thread-block clusters (compute capability 9.0 or newer)"));
       if (cluster_size == 0) {
         for (int c = 1; c <= policy::max_cluster_size; c *= 2)
           if (cluster_fits(c, policy::preferred_smem_per_block)) return chose(cluster_plan(c, requested));
         for (int c = 1; c <= policy::max_cluster_size; c *= 2)
           if (cluster_fits(c, dev.smem_per_block_optin)) return chose(cluster_plan(c, requested));
-        return status::not_supported(std::to_string(num_bins) + " bins do not fit in the shared memory of any cluster this GPU runs");
+        return status::not_supported(std::to_string(num_bins) +
+                                     " bins do not fit in the shared memory of any cluster this GPU runs");
       }
       if (cluster_size > dev.max_cluster_size)
-        return status::not_supported("cluster size " + std::to_string(cluster_size) + " exceeds this GPU's maximum of " +
-                          std::to_string(dev.max_cluster_size));
+        return status::not_supported("cluster size " + std::to_string(cluster_size) +
+                                     " exceeds this GPU's maximum of " + std::to_string(dev.max_cluster_size));
       const std::size_t smem = detail::cluster_smem(num_bins, cluster_size);
       if (smem > dev.smem_per_block_optin)
         return status::not_supported("a cluster of " + std::to_string(cluster_size) + " needs " + detail::kib(smem) +
-                          " of shared memory per block for " + std::to_string(num_bins) + " bins; this GPU allows " +
-                          detail::kib(dev.smem_per_block_optin));
+                                     " of shared memory per block for " + std::to_string(num_bins) +
+                                     " bins; this GPU allows " + detail::kib(dev.smem_per_block_optin));
       if (!cluster_runs(cluster_size, smem))
-        return status::not_supported("a cluster of " + std::to_string(cluster_size) + " blocks with " + detail::kib(smem) +
-                          " of shared memory each cannot be co-scheduled on this GPU (cudaOccupancyMaxActiveClusters = 0)");
+        return status::not_supported(
+            "a cluster of " + std::to_string(cluster_size) + " blocks with " + detail::kib(smem) +
+            " of shared memory each cannot be co-scheduled on this GPU (cudaOccupancyMaxActiveClusters = 0)");
       return chose(cluster_plan(cluster_size, requested));
     }
     case strategy::automatic:
@@ -341,7 +351,8 @@ inline status try_resolve_global(plan& p, bool automatic, global_options g, std:
 }
 
 /// Scratch bytes a plan needs beyond the output: copies 1 .. G-1 of global_private.
-inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins, std::size_t counter_bytes = sizeof(std::uint32_t)) {
+inline std::size_t scratch_bytes(const plan& p, std::int64_t num_bins,
+                                 std::size_t counter_bytes = sizeof(std::uint32_t)) {
   return p.kind == strategy::global_private
              ? static_cast<std::size_t>(p.copies - 1) * static_cast<std::size_t>(num_bins) * counter_bytes
              : 0;

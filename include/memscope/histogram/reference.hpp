@@ -40,7 +40,8 @@ std::array<std::vector<CountT>, Active> multi_histogram_reference(const SampleT*
   std::vector<SampleT> channel(rows * row_pixels);
   for (int a = 0; a < Active; ++a) {
     for (std::size_t r = 0; r < rows; ++r)
-      for (std::size_t p = 0; p < row_pixels; ++p) channel[r * row_pixels + p] = samples[r * row_stride + p * Channels + a];
+      for (std::size_t p = 0; p < row_pixels; ++p)
+        channel[r * row_pixels + p] = samples[r * row_stride + p * Channels + a];
     out[a] = histogram_reference<CountT>(channel.data(), channel.size(), rules[a]);
   }
   return out;

@@ -35,7 +35,8 @@ struct rule_searches<Rule, std::void_t<decltype(Rule::searches)>> : std::bool_co
 /// The level count every histogram checks: at least one bin, at most max_bins.
 inline status try_check_level_count(int num_levels) {
   if (num_levels < 2)
-    return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " + std::to_string(num_levels));
+    return status::invalid("a histogram needs num_levels >= 2 (num_levels - 1 bins); got " +
+                           std::to_string(num_levels));
   if (num_levels - 1 > max_bins)
     return status::invalid(std::to_string(num_levels - 1) + " bins: no strategy supports more than 2^28 bins");
   return {};
@@ -97,7 +98,8 @@ struct even_bins {
   double inv_range = 0;  // integers only: 1 / (upper - lower), for the division-free bin below
 
   static status try_make(int num_levels, SampleT lower_level, SampleT upper_level, even_bins& b) {
-    MEMSCOPE_RETURN_IF_ERROR(try_check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level)));
+    MEMSCOPE_RETURN_IF_ERROR(
+        try_check_levels(num_levels, static_cast<double>(lower_level), static_cast<double>(upper_level)));
     b.lower = lower_level;
     b.upper = upper_level;
     b.num_bins = num_levels - 1;
@@ -109,7 +111,8 @@ struct even_bins {
         return status::invalid("histogram level range times bin count overflows 64-bit arithmetic");
       b.inv_range = 1.0 / static_cast<double>(range);
     } else {
-      b.reciprocal = static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
+      b.reciprocal =
+          static_cast<SampleT>(static_cast<SampleT>(b.num_bins) / static_cast<SampleT>(upper_level - lower_level));
     }
     return {};
   }
@@ -164,12 +167,13 @@ struct even_bins<__half> {
   __half reciprocal{};
 
   static status try_make(int num_levels, __half lower_level, __half upper_level, even_bins& b) {
-    MEMSCOPE_RETURN_IF_ERROR(
-        try_check_levels(num_levels, static_cast<double>(__half2float(lower_level)), static_cast<double>(__half2float(upper_level))));
+    MEMSCOPE_RETURN_IF_ERROR(try_check_levels(num_levels, static_cast<double>(__half2float(lower_level)),
+                                              static_cast<double>(__half2float(upper_level))));
     b.lower = lower_level;
     b.upper = upper_level;
     b.num_bins = num_levels - 1;
-    b.reciprocal = __float2half(static_cast<float>(b.num_bins) / (__half2float(upper_level) - __half2float(lower_level)));
+    b.reciprocal =
+        __float2half(static_cast<float>(b.num_bins) / (__half2float(upper_level) - __half2float(lower_level)));
     return {};
   }
   static even_bins make(int num_levels, __half lower_level, __half upper_level) {
@@ -271,7 +275,8 @@ template <class SampleT, class LevelT>
 status try_make_even_rule(int num_levels, LevelT lower, LevelT upper, even_rule<SampleT, LevelT>& rule) {
   using common = even_common_t<SampleT, LevelT>;
   even_bins<common> bins;
-  MEMSCOPE_RETURN_IF_ERROR(even_bins<common>::try_make(num_levels, static_cast<common>(lower), static_cast<common>(upper), bins));
+  MEMSCOPE_RETURN_IF_ERROR(
+      even_bins<common>::try_make(num_levels, static_cast<common>(lower), static_cast<common>(upper), bins));
   rule = for_samples<SampleT>(bins);
   return {};
 }
@@ -299,7 +304,6 @@ range_rule<SampleT, LevelT> make_range_rule(int num_levels, const LevelT* levels
   return rule;
 }
 
-
 /// A rule that ignores where a sample sits (one channel).
 template <class Rule, class = void>
 struct rule_channels : std::integral_constant<int, 1> {};
@@ -324,8 +328,7 @@ MEMSCOPE_HD int bin_of(const Rule& rule, SampleT s, std::size_t pos) {
 /// outputs at the end.
 template <class Rule, int Channels, int ActiveChannels>
 struct multi_rule {
-  static_assert(Channels >= 1 && ActiveChannels >= 1 && ActiveChannels <= Channels,
-                "1 <= active channels <= channels");
+  static_assert(Channels >= 1 && ActiveChannels >= 1 && ActiveChannels <= Channels, "1 <= active channels <= channels");
   static constexpr int channels = Channels;
   static constexpr int active_channels = ActiveChannels;
   static constexpr bool searches = rule_searches<Rule>::value;
@@ -402,7 +405,9 @@ template <class SampleT, class Rule>
 struct raw_values {
   using type = raw_byte_value<SampleT>;
   static constexpr int counters = 256;
-  MEMSCOPE_HD static int bin(const Rule& rule, int i) { return rule(static_cast<SampleT>(static_cast<unsigned char>(i))); }
+  MEMSCOPE_HD static int bin(const Rule& rule, int i) {
+    return rule(static_cast<SampleT>(static_cast<unsigned char>(i)));
+  }
 };
 
 template <class SampleT, class Rule, int Channels, int ActiveChannels>

@@ -77,9 +77,12 @@ struct column_pattern {
 template <class Fn>
 decltype(auto) with_column_pattern(tile_layout l, Fn&& fn) {
   switch (l) {
-    case tile_layout::padded: return fn(column_pattern<tile_layout::padded>{});
-    case tile_layout::swizzled: return fn(column_pattern<tile_layout::swizzled>{});
-    case tile_layout::naive: break;
+    case tile_layout::padded:
+      return fn(column_pattern<tile_layout::padded>{});
+    case tile_layout::swizzled:
+      return fn(column_pattern<tile_layout::swizzled>{});
+    case tile_layout::naive:
+      break;
   }
   return fn(column_pattern<tile_layout::naive>{});
 }
@@ -114,7 +117,8 @@ __global__ void __launch_bounds__(policy::block_threads)
     const auto store = [&](unsigned word, unsigned value) {
       const auto addr = static_cast<unsigned>(__cvta_generic_to_shared(&s[word]));
       if constexpr (Bytes == 4) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");
-      else if constexpr (Bytes == 8) asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %1};" ::"r"(addr), "r"(value) : "memory");
+      else if constexpr (Bytes == 8)
+        asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %1};" ::"r"(addr), "r"(value) : "memory");
       else asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(addr), "r"(value) : "memory");
     };
     constexpr unsigned period = Pattern::period;

@@ -54,9 +54,12 @@ enum class tile_layout { naive, padded, swizzled };
 template <unsigned Tile = 32>
 MEMSCOPE_HD unsigned tile_index(tile_layout l, unsigned row, unsigned col) {
   switch (l) {
-    case tile_layout::naive: return row * Tile + col;
-    case tile_layout::padded: return row * (Tile + 1) + col;
-    case tile_layout::swizzled: return row * Tile + (col ^ (row & 31u));
+    case tile_layout::naive:
+      return row * Tile + col;
+    case tile_layout::padded:
+      return row * (Tile + 1) + col;
+    case tile_layout::swizzled:
+      return row * Tile + (col ^ (row & 31u));
   }
   return 0;
 }

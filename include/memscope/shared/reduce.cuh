@@ -23,8 +23,8 @@ namespace memscope::reduce {
 
 struct policy {
   static constexpr int block_threads = 256;  // a power of two: the halving loops need it
-  static constexpr int vec_items = 4;  // 16-byte loads in flight per thread (grid_stride_vec; vec8 doubles it)
-  static constexpr int tail_vectors = 4;  // 16-byte loads of partials in flight per thread, adding them
+  static constexpr int vec_items = 4;        // 16-byte loads in flight per thread (grid_stride_vec; vec8 doubles it)
+  static constexpr int tail_vectors = 4;     // 16-byte loads of partials in flight per thread, adding them
   // tiles_pdl: each block reads up to chunk_tiles consecutive tiles (block_threads * vec_items
   // vectors each), blocks in launch order, as long as that leaves min_waves waves of blocks.
   // One block per 4-8 tiles keeps the one-block-per-tile read's rate with 4-8x fewer
@@ -269,7 +269,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// first launch.
 template <class T, int Items>
 __global__ void __launch_bounds__(policy::block_threads)
-    reduce_grid_stride_red_kernel(const T* __restrict__ in, std::size_t n, unsigned* __restrict__ gate, T* __restrict__ out) {
+    reduce_grid_stride_red_kernel(const T* __restrict__ in, std::size_t n, unsigned* __restrict__ gate,
+                                  T* __restrict__ out) {
   cuda::atomic_ref<unsigned, cuda::thread_scope_device> open(gate[0]);
   if (blockIdx.x == 0 && threadIdx.x == 0) {
     *out = T(0);
@@ -277,8 +278,7 @@ __global__ void __launch_bounds__(policy::block_threads)
   }
   const T sum = grid_stride_block_sum<T, Items>(in, n);
   if (threadIdx.x != 0) return;
-  while (open.load(cuda::memory_order_acquire) == 0) {
-  }
+  while (open.load(cuda::memory_order_acquire) == 0) {}
   atomicAdd(out, sum);
   if (atomicAdd(gate + 1, 1u) == gridDim.x - 1) {
     gate[0] = 0;
@@ -361,12 +361,23 @@ void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cu
   const unsigned grid = static_cast<unsigned>(ceil_div(n, policy::block_threads));
   constexpr int b = policy::block_threads;
   switch (v) {
-    case variant::global_inplace: reduce_global_inplace_kernel<T><<<grid, b, 0, s>>>(in, n, scratch, partials); break;
-    case variant::interleaved: reduce_static_smem_kernel<T, true><<<grid, b, 0, s>>>(in, n, partials); break;
-    case variant::static_smem: reduce_static_smem_kernel<T, false><<<grid, b, 0, s>>>(in, n, partials); break;
-    case variant::dynamic_smem: reduce_dynamic_smem_kernel<T><<<grid, b, b * sizeof(T), s>>>(in, n, partials); break;
-    case variant::warp_shuffle: reduce_warp_shuffle_kernel<T><<<grid, b, 0, s>>>(in, n, partials); break;
-    default: throw std::logic_error("one_pass: not a multi-pass variant");
+    case variant::global_inplace:
+      reduce_global_inplace_kernel<T><<<grid, b, 0, s>>>(in, n, scratch, partials);
+      break;
+    case variant::interleaved:
+      reduce_static_smem_kernel<T, true><<<grid, b, 0, s>>>(in, n, partials);
+      break;
+    case variant::static_smem:
+      reduce_static_smem_kernel<T, false><<<grid, b, 0, s>>>(in, n, partials);
+      break;
+    case variant::dynamic_smem:
+      reduce_dynamic_smem_kernel<T><<<grid, b, b * sizeof(T), s>>>(in, n, partials);
+      break;
+    case variant::warp_shuffle:
+      reduce_warp_shuffle_kernel<T><<<grid, b, 0, s>>>(in, n, partials);
+      break;
+    default:
+      throw std::logic_error("one_pass: not a multi-pass variant");
   }
   MEMSCOPE_CHECK_LAUNCH("reduce pass");
 }
@@ -377,11 +388,12 @@ void one_pass(variant v, const T* in, std::size_t n, T* partials, T* scratch, cu
 /// pointer. grid_stride_red throws `unsupported` where a cooperative launch is not offered.
 template <class T>
 void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& ws, cudaStream_t s) {
-  const bool vectors = v == variant::grid_stride_vec || v == variant::grid_stride_vec8 || v == variant::grid_stride_red ||
-                       v == variant::tiles_pdl;
+  const bool vectors = v == variant::grid_stride_vec || v == variant::grid_stride_vec8 ||
+                       v == variant::grid_stride_red || v == variant::tiles_pdl;
   if (vectors && reinterpret_cast<std::uintptr_t>(in) % 16 != 0)
-    throw std::invalid_argument("reduce: the grid-stride variants need a 16-byte aligned input (got an address 4 bytes off "
-                                "an aligned one?); use another variant or an aligned buffer");
+    throw std::invalid_argument(
+        "reduce: the grid-stride variants need a 16-byte aligned input (got an address 4 bytes off "
+        "an aligned one?); use another variant or an aligned buffer");
   if (n == 0) {
     MEMSCOPE_CUDA_CALL(cudaMemsetAsync(d_out, 0, sizeof(T), s));
     return;
@@ -396,20 +408,22 @@ void sum(variant v, const T* in, std::size_t n, T* d_out, reduce_workspace<T>& w
                                           std::size_t{policy::block_threads} * policy::vec_items);
     unsigned* gate = ws.counter.data() + 1;
     void* args[] = {&in, &n, &gate, &d_out};
-    MEMSCOPE_CUDA_CALL(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, policy::block_threads, args, 0, s));
+    MEMSCOPE_CUDA_CALL(
+        cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), grid, policy::block_threads, args, 0, s));
     return;
   }
   if (v == variant::tiles_pdl) {
     const tiles_grid grid = tiles_pdl_grid<T>(n);
-    reduce_tiles_kernel<T, policy::vec_items><<<grid.blocks, policy::block_threads, 0, s>>>(in, n, grid.chunk, ws.ping.data());
+    reduce_tiles_kernel<T, policy::vec_items>
+        <<<grid.blocks, policy::block_threads, 0, s>>>(in, n, grid.chunk, ws.ping.data());
     MEMSCOPE_CHECK_LAUNCH("reduce_tiles_kernel");
     launch_dependent(reduce_partials_kernel<T>, 1, policy::finish_threads, s, ws.ping.data(), grid.blocks, d_out);
     return;
   }
   if (v == variant::grid_stride_vec || v == variant::grid_stride_vec8) {
     auto launch = [&](auto kernel, int items) {
-      const unsigned grid = persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4),
-                                            std::size_t{policy::block_threads} * items);
+      const unsigned grid =
+          persistent_grid(kernel, policy::block_threads, 0, ceil_div(n, 4), std::size_t{policy::block_threads} * items);
       kernel<<<grid, policy::block_threads, 0, s>>>(in, n, ws.ping.data(), ws.counter.data(), d_out);
       MEMSCOPE_CHECK_LAUNCH("reduce_grid_stride_vec_kernel");
     };

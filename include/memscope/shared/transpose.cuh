@@ -40,13 +40,14 @@ struct leading_dims {
 };
 
 template <class T>
-__global__ void __launch_bounds__(policy::tile * policy::block_rows)
+__global__ void __launch_bounds__(policy::tile* policy::block_rows)
     transpose_naive_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld) {
   const int c = blockIdx.x * policy::tile + threadIdx.x;
 #pragma unroll
   for (int j = 0; j < policy::tile; j += policy::block_rows) {
     const int r = blockIdx.y * policy::tile + threadIdx.y + j;
-    if (r < rows && c < cols) out[static_cast<std::size_t>(c) * ld.out + r] = in[static_cast<std::size_t>(r) * ld.in + c];
+    if (r < rows && c < cols)
+      out[static_cast<std::size_t>(c) * ld.out + r] = in[static_cast<std::size_t>(r) * ld.in + c];
   }
 }
 
@@ -66,7 +67,8 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
     for (int j = 0; j < Tile; j += policy::block_rows) {
       const int r = by + threadIdx.y + j, c = bx + cx + threadIdx.x;
       if (r < rows && c < cols)
-        tile[banks::tile_index<Tile>(Layout, threadIdx.y + j, cx + threadIdx.x)] = in[static_cast<std::size_t>(r) * ld.in + c];
+        tile[banks::tile_index<Tile>(Layout, threadIdx.y + j, cx + threadIdx.x)] =
+            in[static_cast<std::size_t>(r) * ld.in + c];
     }
   __syncthreads();
 #pragma unroll
@@ -75,7 +77,8 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
     for (int j = 0; j < Tile; j += policy::block_rows) {
       const int r = bx + threadIdx.y + j, c = by + cx + threadIdx.x;  // r, c in the output (cols x rows)
       if (r < cols && c < rows)
-        out[static_cast<std::size_t>(r) * ld.out + c] = tile[banks::tile_index<Tile>(Layout, cx + threadIdx.x, threadIdx.y + j)];
+        out[static_cast<std::size_t>(r) * ld.out + c] =
+            tile[banks::tile_index<Tile>(Layout, cx + threadIdx.x, threadIdx.y + j)];
     }
 }
 
@@ -132,11 +135,12 @@ inline int column_regions(std::size_t ld_in_bytes) { return 1 << column_region_s
 /// marks loads and stores evict-first. Rows whose vectors could not be 16-byte aligned (a
 /// leading dimension not a multiple of 4, a misaligned base) go to sector64 instead
 /// (launch_vector); the matrix's ragged edges move element by element.
-template <int TileRows, int TileCols, int Threads, int Band = block_order::rows, bool Streaming = true, int StoreRun = 128>
+template <int TileRows, int TileCols, int Threads, int Band = block_order::rows, bool Streaming = true,
+          int StoreRun = 128>
 struct vector_policy {
   static constexpr int tile_rows = TileRows, tile_cols = TileCols, threads = Threads, band = Band;
   static constexpr bool streaming = Streaming;
-  static constexpr int chunks = tile_cols / 4;                 // 16-byte chunks per input tile row
+  static constexpr int chunks = tile_cols / 4;  // 16-byte chunks per input tile row
   static constexpr int load_passes = tile_rows * chunks / threads;
   static constexpr int run_chunks = StoreRun / 16;             // a warp's chunks of one output row
   static constexpr int run_rows = 32 / run_chunks;             // output rows a warp writes at once
@@ -298,7 +302,8 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
 #pragma unroll
     for (int j = 0; j < tile_rows; j += policy::block_rows) {
       const int lr = wy + j, r = by - Halo + lr, c = bx + cx + lane;
-      if (lr < tile_rows && r >= 0 && r < rows && c < cols) t[lr * pitch + cx + lane] = in[static_cast<std::size_t>(r) * ld.in + c];
+      if (lr < tile_rows && r >= 0 && r < rows && c < cols)
+        t[lr * pitch + cx + lane] = in[static_cast<std::size_t>(r) * ld.in + c];
     }
   __syncthreads();
 #pragma unroll
@@ -310,7 +315,8 @@ __global__ void __launch_bounds__(32 * policy::block_rows)
 #pragma unroll
     for (int cx = 0; cx < tile; cx += 32) {
       const int x = by - phase + cx + lane;  // lanes read 32 tile rows in one column: 32 banks
-      if (x >= 0 && x < rows) out[static_cast<std::size_t>(oc) * ld.out + x] = t[(Halo - phase + cx + lane) * pitch + lc];
+      if (x >= 0 && x < rows)
+        out[static_cast<std::size_t>(oc) * ld.out + x] = t[(Halo - phase + cx + lane) * pitch + lc];
     }
   }
 }
@@ -327,12 +333,13 @@ void launch_sector(const T* in, T* out, int rows, int cols, leading_dims ld, cud
     if (!rows_aligned(out, ld.out, sector) && base % sizeof(T) == 0) {
       constexpr int halo = sector / sizeof(T);
       const dim3 grid = tile_grid(rows + halo - 1, cols, 64, 64);
-      transpose_sector_kernel<T, halo><<<grid, threads, 0, s>>>(in, out, rows, cols, ld,
-                                                               static_cast<unsigned>(base / sizeof(T)), region_shift);
+      transpose_sector_kernel<T, halo>
+          <<<grid, threads, 0, s>>>(in, out, rows, cols, ld, static_cast<unsigned>(base / sizeof(T)), region_shift);
       return;
     }
   }
-  transpose_sector_kernel<T, 0><<<tile_grid(rows, cols, 64, 64), threads, 0, s>>>(in, out, rows, cols, ld, 0, region_shift);
+  transpose_sector_kernel<T, 0>
+      <<<tile_grid(rows, cols, 64, 64), threads, 0, s>>>(in, out, rows, cols, ld, 0, region_shift);
 }
 
 /// The vector transpose with policy P where both matrices' rows are 16-byte aligned; otherwise
@@ -349,7 +356,8 @@ void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cud
 /// out (cols x rows, row c at out + c * ld_out) = transpose of in (rows x cols, row r at
 /// in + r * ld_in); leading dimensions in elements, at least the row lengths.
 template <class T>
-void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld_out, int rows, int cols, cudaStream_t s) {
+void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld_out, int rows, int cols,
+               cudaStream_t s) {
   if (rows < 0 || cols < 0) throw std::invalid_argument("transpose: a negative dimension");
   if (rows == 0 || cols == 0) return;
   if (ld_in < static_cast<std::size_t>(cols) || ld_out < static_cast<std::size_t>(rows))
@@ -362,12 +370,24 @@ void transpose(variant v, const T* in, std::size_t ld_in, T* out, std::size_t ld
       transpose_naive_kernel<T><<<grid, dim3(policy::tile, policy::block_rows), 0, s>>>(in, out, rows, cols, ld);
       break;
     }
-    case variant::tiled: launch_tiled<T, tile_layout::naive, 32>(in, out, rows, cols, ld, s); break;
-    case variant::padded: launch_tiled<T, tile_layout::padded, 32>(in, out, rows, cols, ld, s); break;
-    case variant::swizzled: launch_tiled<T, tile_layout::swizzled, 32>(in, out, rows, cols, ld, s); break;
-    case variant::padded64: launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, ld, s); break;
-    case variant::swizzled64: launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s); break;
-    case variant::sector64: launch_sector(in, out, rows, cols, ld, s); break;
+    case variant::tiled:
+      launch_tiled<T, tile_layout::naive, 32>(in, out, rows, cols, ld, s);
+      break;
+    case variant::padded:
+      launch_tiled<T, tile_layout::padded, 32>(in, out, rows, cols, ld, s);
+      break;
+    case variant::swizzled:
+      launch_tiled<T, tile_layout::swizzled, 32>(in, out, rows, cols, ld, s);
+      break;
+    case variant::padded64:
+      launch_tiled<T, tile_layout::padded, 64>(in, out, rows, cols, ld, s);
+      break;
+    case variant::swizzled64:
+      launch_tiled<T, tile_layout::swizzled, 64>(in, out, rows, cols, ld, s);
+      break;
+    case variant::sector64:
+      launch_sector(in, out, rows, cols, ld, s);
+      break;
     case variant::vector64:
       if constexpr (sizeof(T) == 4) {
         launch_vector<default_vector_policy>(in, out, rows, cols, ld, s);

@@ -56,8 +56,9 @@ template <source S, pattern P>
 void gather(const float* table, cudaTextureObject_t tex, std::uint64_t n, std::uint64_t count, std::uint64_t seed,
             float* out, cudaStream_t s) {
   if (count == 0) return;
-  gather_kernel<S, P><<<static_cast<unsigned>(ceil_div(count, access_policy::block_threads)), access_policy::block_threads, 0, s>>>(
-      table, tex, n, count, seed, out);
+  gather_kernel<S, P>
+      <<<static_cast<unsigned>(ceil_div(count, access_policy::block_threads)), access_policy::block_threads, 0, s>>>(
+          table, tex, n, count, seed, out);
   MEMSCOPE_CHECK_LAUNCH("gather_kernel");
 }
 
@@ -100,7 +101,7 @@ __device__ __forceinline__ float read2d(const float* img, cudaTextureObject_t te
 
 /// Row-major 3x3 sum, rows top to bottom, columns left to right (box_reference does the same).
 template <source S>
-__global__ void __launch_bounds__(access_policy::box_tile_x * access_policy::box_tile_y)
+__global__ void __launch_bounds__(access_policy::box_tile_x* access_policy::box_tile_y)
     box3x3_kernel(const float* img, cudaTextureObject_t tex, int w, int h, float* out) {
   const int x = static_cast<int>(blockIdx.x) * access_policy::box_tile_x + static_cast<int>(threadIdx.x);
   const int y = static_cast<int>(blockIdx.y) * access_policy::box_tile_y + static_cast<int>(threadIdx.y);

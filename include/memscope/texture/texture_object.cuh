@@ -27,10 +27,14 @@ struct sampler {
 
 inline cudaTextureAddressMode to_cuda(address_mode m) {
   switch (m) {
-    case address_mode::wrap: return cudaAddressModeWrap;
-    case address_mode::clamp: return cudaAddressModeClamp;
-    case address_mode::mirror: return cudaAddressModeMirror;
-    case address_mode::border: return cudaAddressModeBorder;
+    case address_mode::wrap:
+      return cudaAddressModeWrap;
+    case address_mode::clamp:
+      return cudaAddressModeClamp;
+    case address_mode::mirror:
+      return cudaAddressModeMirror;
+    case address_mode::border:
+      return cudaAddressModeBorder;
   }
   return cudaAddressModeClamp;
 }
@@ -46,10 +50,10 @@ inline cudaTextureDesc make_desc(const sampler& s) {
 
 /// The device's texture size limits (texels), from cudaDeviceGetAttribute.
 struct limits {
-  long long linear_1d = 0;                        // cudaDevAttrMaxTexture1DLinearWidth
+  long long linear_1d = 0;                                                // cudaDevAttrMaxTexture1DLinearWidth
   long long pitch_2d_width = 0, pitch_2d_height = 0, pitch_2d_pitch = 0;  // ...Texture2DLinear*
-  long long array_2d_width = 0, array_2d_height = 0;  // cudaDevAttrMaxTexture2DWidth/Height
-  long long pitch_alignment = 0;                      // cudaDevAttrTexturePitchAlignment
+  long long array_2d_width = 0, array_2d_height = 0;                      // cudaDevAttrMaxTexture2DWidth/Height
+  long long pitch_alignment = 0;                                          // cudaDevAttrTexturePitchAlignment
 
   static limits query(int device) {
     auto get = [device](cudaDeviceAttr a) {
@@ -119,7 +123,8 @@ class pitch2d_buffer {
 
   /// Copies a row-major host image of width x height texels in.
   void upload(const T* host) {
-    MEMSCOPE_CUDA_CALL(cudaMemcpy2D(ptr_, pitch_, host, width_ * sizeof(T), width_ * sizeof(T), height_, cudaMemcpyHostToDevice));
+    MEMSCOPE_CUDA_CALL(
+        cudaMemcpy2D(ptr_, pitch_, host, width_ * sizeof(T), width_ * sizeof(T), height_, cudaMemcpyHostToDevice));
   }
   const T* data() const noexcept { return static_cast<const T*>(ptr_); }
   std::size_t pitch_bytes() const noexcept { return pitch_; }
@@ -238,13 +243,17 @@ __global__ void __launch_bounds__(fetch_policy::block_threads)
 
 inline void fetch2d(cudaTextureObject_t t, const float2* uv, float* out, std::size_t n, cudaStream_t s) {
   if (n == 0) return;
-  fetch2d_kernel<><<<static_cast<unsigned>(ceil_div(n, fetch_policy::block_threads)), fetch_policy::block_threads, 0, s>>>(t, uv, out, n);
+  fetch2d_kernel<>
+      <<<static_cast<unsigned>(ceil_div(n, fetch_policy::block_threads)), fetch_policy::block_threads, 0, s>>>(t, uv,
+                                                                                                               out, n);
   MEMSCOPE_CHECK_LAUNCH("fetch2d_kernel");
 }
 
 inline void fetch1d(cudaTextureObject_t t, const int* index, float* out, std::size_t n, cudaStream_t s) {
   if (n == 0) return;
-  fetch1d_kernel<><<<static_cast<unsigned>(ceil_div(n, fetch_policy::block_threads)), fetch_policy::block_threads, 0, s>>>(t, index, out, n);
+  fetch1d_kernel<>
+      <<<static_cast<unsigned>(ceil_div(n, fetch_policy::block_threads)), fetch_policy::block_threads, 0, s>>>(t, index,
+                                                                                                               out, n);
   MEMSCOPE_CHECK_LAUNCH("fetch1d_kernel");
 }
 

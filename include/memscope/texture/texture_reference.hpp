@@ -28,7 +28,6 @@ float texel_value(T t) {
   else return static_cast<float>(t) / 255.0f;
 }
 
-
 /// The four cudaTextureAddressMode behaviours. Wrap and mirror apply to normalised
 /// coordinates only (the hardware treats them as clamp for unnormalised ones).
 enum class address_mode { wrap, clamp, mirror, border };
@@ -36,9 +35,12 @@ enum class address_mode { wrap, clamp, mirror, border };
 /// Texel index i of an axis of n texels after the address mode; -1 for border (reads 0).
 inline long long resolve_index(long long i, long long n, address_mode m) {
   switch (m) {
-    case address_mode::clamp: return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    case address_mode::border: return (i < 0 || i >= n) ? -1 : i;
-    case address_mode::wrap: return ((i % n) + n) % n;
+    case address_mode::clamp:
+      return i < 0 ? 0 : (i >= n ? n - 1 : i);
+    case address_mode::border:
+      return (i < 0 || i >= n) ? -1 : i;
+    case address_mode::wrap:
+      return ((i % n) + n) % n;
     case address_mode::mirror: {
       const long long p = ((i % (2 * n)) + 2 * n) % (2 * n);
       return p < n ? p : 2 * n - 1 - p;
@@ -83,7 +85,8 @@ struct image {
     const double value = (1 - a) * (1 - b) * t00 + a * (1 - b) * t10 + (1 - a) * b * t01 + a * b * t11;
     const double dx = std::fmax(std::fabs(t10 - t00), std::fabs(t11 - t01));
     const double dy = std::fmax(std::fabs(t01 - t00), std::fabs(t11 - t10));
-    const double magnitude = std::fmax(std::fmax(std::fabs(t00), std::fabs(t10)), std::fmax(std::fabs(t01), std::fabs(t11)));
+    const double magnitude =
+        std::fmax(std::fmax(std::fabs(t00), std::fabs(t10)), std::fmax(std::fabs(t01), std::fabs(t11)));
     return {value, (dx + dy) / 256.0 + 1e-6 * magnitude};
   }
 };

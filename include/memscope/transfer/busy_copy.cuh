@@ -49,14 +49,16 @@ __global__ void __launch_bounds__(busy_policy::block_threads)
 #pragma unroll 2
     for (unsigned r = 0; r < rounds; ++r)
 #pragma unroll
-      for (int j = 0; j < k; ++j) v[j] = make_uint4(busy_step(v[j].x), busy_step(v[j].y), busy_step(v[j].z), busy_step(v[j].w));
+      for (int j = 0; j < k; ++j)
+        v[j] = make_uint4(busy_step(v[j].x), busy_step(v[j].y), busy_step(v[j].z), busy_step(v[j].w));
 #pragma unroll
     for (int j = 0; j < k; ++j) acc ^= detail::busy_fold(v[j]);
   }
   for (; i < n; i += stride) {
     uint4 v = s[i];
     d[i] = v;
-    for (unsigned r = 0; r < rounds; ++r) v = make_uint4(busy_step(v.x), busy_step(v.y), busy_step(v.z), busy_step(v.w));
+    for (unsigned r = 0; r < rounds; ++r)
+      v = make_uint4(busy_step(v.x), busy_step(v.y), busy_step(v.z), busy_step(v.w));
     acc ^= detail::busy_fold(v);
   }
   // Whole words past the last 16 bytes, then the last bytes % 4, copied only.
@@ -73,15 +75,16 @@ __global__ void __launch_bounds__(busy_policy::block_threads)
 
 /// Enqueues a busy copy of `bytes`; *d_checksum (device memory) is XORed with its checksum, so
 /// pieces of one buffer cut at multiples of 16 bytes add up to the whole buffer's checksum.
-inline void busy_copy(void* dst, const void* src, std::size_t bytes, unsigned rounds, unsigned* d_checksum, cudaStream_t stream) {
+inline void busy_copy(void* dst, const void* src, std::size_t bytes, unsigned rounds, unsigned* d_checksum,
+                      cudaStream_t stream) {
   if (bytes == 0) return;
   if ((reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src)) & 15u)
     throw std::invalid_argument("busy_copy: dst and src must be 16-byte aligned");
   const auto kernel = busy_copy_kernel<>;
   constexpr std::size_t per_block = std::size_t{busy_policy::block_threads} * busy_policy::vectors_per_thread;
   const unsigned grid = persistent_grid(kernel, busy_policy::block_threads, 0, bytes / 16 + 1, per_block);
-  kernel<<<grid, busy_policy::block_threads, 0, stream>>>(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src),
-                                                           bytes, rounds, d_checksum);
+  kernel<<<grid, busy_policy::block_threads, 0, stream>>>(
+      static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), bytes, rounds, d_checksum);
   MEMSCOPE_CHECK_LAUNCH("busy_copy_kernel");
 }
 

@@ -37,8 +37,8 @@ inline void fill_pattern_host(void* dst, std::size_t bytes, std::uint64_t seed) 
 /// Bytes of host memory that differ from bytes [offset, offset + bytes) of the pattern; `first`
 /// gets the lowest such index into `src` (bytes when none). A word at a time over the host's
 /// cores: a buffer may be gigabytes.
-inline std::size_t count_pattern_mismatches_host(const void* src, std::size_t bytes, std::uint64_t seed, std::size_t& first,
-                                                 std::size_t offset = 0) {
+inline std::size_t count_pattern_mismatches_host(const void* src, std::size_t bytes, std::uint64_t seed,
+                                                 std::size_t& first, std::size_t offset = 0) {
   const auto* p = static_cast<const std::uint8_t*>(src);
   // Bytes before the pattern's first whole word, and after its last, go to the last slot.
   const std::size_t head = std::min(bytes, (4 - offset % 4) % 4), words = (bytes - head) / 4, edge = 64;
@@ -73,13 +73,13 @@ inline std::size_t count_pattern_mismatches_host(const void* src, std::size_t by
 /// A check's verdict from a mismatch count: "WHAT: N of M bytes wrong, first at F".
 inline verify_result pattern_verdict(std::size_t bad, std::size_t first, std::size_t bytes, const std::string& what) {
   if (bad == 0) return verify_result::pass();
-  return verify_result::fail(what + ": " + std::to_string(bad) + " of " + std::to_string(bytes) + " bytes wrong, first at " +
-                             std::to_string(first));
+  return verify_result::fail(what + ": " + std::to_string(bad) + " of " + std::to_string(bytes) +
+                             " bytes wrong, first at " + std::to_string(first));
 }
 
 /// Checks host memory against bytes [offset, offset + bytes) of the pattern, over the host's cores.
-inline verify_result verify_pattern_host(const void* src, std::size_t bytes, std::uint64_t seed, const std::string& what,
-                                         std::size_t offset = 0) {
+inline verify_result verify_pattern_host(const void* src, std::size_t bytes, std::uint64_t seed,
+                                         const std::string& what, std::size_t offset = 0) {
   std::size_t first = 0;
   const std::size_t bad = count_pattern_mismatches_host(src, bytes, seed, first, offset);
   return pattern_verdict(bad, first, bytes, what);

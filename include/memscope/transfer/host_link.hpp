@@ -14,10 +14,10 @@ namespace memscope::transfer {
 
 struct host_link {
   bool known = false;
-  std::string kind;            // "PCIe 5.0 x16", "NVLink-C2C", or why it is unknown
+  std::string kind;                     // "PCIe 5.0 x16", "NVLink-C2C", or why it is unknown
   double max_gts = 0, current_gts = 0;  // per lane, GT/s
   int max_width = 0, current_width = 0;
-  int numa_node = -1;          // -1: the system does not say
+  int numa_node = -1;  // -1: the system does not say
   /// Theoretical bytes per second per direction at the link's maximum, after line coding
   /// (8b/10b up to PCIe 2.0, 128b/130b from 3.0, about 242/256 for PCIe 6.0's FLIT mode); 0 unknown.
   double per_direction_gbps = 0;
@@ -58,7 +58,8 @@ inline bool read_first_number(const std::string& path, double& value) {
 /// Reads the link of the GPU at `bus_id`. `host_page_tables` (the device attribute
 /// cudaDevAttrPageableMemoryAccessUsesHostPageTables) marks a CPU and GPU that share page tables
 /// over NVLink-C2C (Grace Hopper, Grace Blackwell): there PCIe figures do not describe the path.
-inline host_link read_host_link(const std::string& bus_id, bool host_page_tables, const std::string& sysfs_root = "/sys") {
+inline host_link read_host_link(const std::string& bus_id, bool host_page_tables,
+                                const std::string& sysfs_root = "/sys") {
   host_link l;
   const std::string id = sysfs_bus_id(bus_id);
   const std::string dir = sysfs_root + "/bus/pci/devices/" + id + "/";

@@ -24,10 +24,14 @@ enum class host_kind { pageable, pinned, write_combined, registered };
 
 inline const char* to_string(host_kind k) {
   switch (k) {
-    case host_kind::pageable: return "pageable";
-    case host_kind::pinned: return "pinned";
-    case host_kind::write_combined: return "write_combined";
-    case host_kind::registered: return "registered";
+    case host_kind::pageable:
+      return "pageable";
+    case host_kind::pinned:
+      return "pinned";
+    case host_kind::write_combined:
+      return "write_combined";
+    case host_kind::registered:
+      return "registered";
   }
   return "?";
 }
@@ -63,9 +67,9 @@ class host_memory {
     const auto fail = [&](cudaError_t rc, const char* what) {
       (void)cudaGetLastError();
       release();
-      MEMSCOPE_THROW(cuda_error(rc, std::string("cannot ") + what + " " + std::to_string(bytes) + " bytes of host memory (" +
-                                        to_string(kind) + "): " + cudaGetErrorName(rc) + " (" + cudaGetErrorString(rc) +
-                                        ")"));
+      MEMSCOPE_THROW(cuda_error(rc, std::string("cannot ") + what + " " + std::to_string(bytes) +
+                                        " bytes of host memory (" + to_string(kind) + "): " + cudaGetErrorName(rc) +
+                                        " (" + cudaGetErrorString(rc) + ")"));
     };
     switch (kind) {
       case host_kind::pageable:
@@ -85,13 +89,15 @@ class host_memory {
         break;
       case host_kind::pinned:
       case host_kind::write_combined: {
-        const unsigned flags = cudaHostAllocMapped | (kind == host_kind::write_combined ? cudaHostAllocWriteCombined : 0u);
+        const unsigned flags =
+            cudaHostAllocMapped | (kind == host_kind::write_combined ? cudaHostAllocWriteCombined : 0u);
         // The driver allocates and pins the pages inside the call, on the calling thread's policy.
         std::optional<thread_numa_binding> bound;
         if (numa_node >= 0) {
           bound.emplace(numa_node);
-          if (!bound->error().empty()) MEMSCOPE_THROW(numa_error("cannot place pinned memory on NUMA node " +
-                                                                 std::to_string(numa_node) + ": " + bound->error()));
+          if (!bound->error().empty())
+            MEMSCOPE_THROW(numa_error("cannot place pinned memory on NUMA node " + std::to_string(numa_node) + ": " +
+                                      bound->error()));
         }
         const cudaError_t rc = cudaHostAlloc(&ptr_, bytes, flags);
         if (rc != cudaSuccess) {
@@ -133,7 +139,8 @@ class host_memory {
   void map_on_node(std::size_t rounded, int node) {
 #if defined(__linux__)
     void* p = mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) MEMSCOPE_THROW(std::runtime_error("cannot map " + std::to_string(rounded) + " bytes of host memory"));
+    if (p == MAP_FAILED)
+      MEMSCOPE_THROW(std::runtime_error("cannot map " + std::to_string(rounded) + " bytes of host memory"));
     ptr_ = p;
     mapped_bytes_ = rounded;
     if (const auto why = bind_range(p, rounded, node); !why.empty()) {

@@ -163,7 +163,8 @@ inline std::string errno_text(int e) { return std::string(std::strerror(e)); }
 /// Binds the pages of [p, p + bytes) (page-aligned, memory mapped by the caller) to `node`;
 /// pages not yet touched are allocated there when first touched. "" on success, else why.
 inline std::string bind_range(void* p, std::size_t bytes, int node) {
-  if (node < 0 || node >= static_cast<int>(detail::numa_mask_bits)) return "NUMA node " + std::to_string(node) + " out of range";
+  if (node < 0 || node >= static_cast<int>(detail::numa_mask_bits))
+    return "NUMA node " + std::to_string(node) + " out of range";
   detail::node_mask m(node);
   if (syscall(SYS_mbind, p, bytes, MPOL_BIND, m.words, detail::numa_mask_bits, MPOL_MF_STRICT | MPOL_MF_MOVE) != 0)
     return "mbind to NUMA node " + std::to_string(node) + " failed: " + detail::errno_text(errno);
@@ -191,7 +192,9 @@ class thread_numa_binding {
     active_ = true;
   }
   ~thread_numa_binding() {
-    if (active_) (void)syscall(SYS_set_mempolicy, old_mode_, old_mode_ == MPOL_DEFAULT ? nullptr : old_.words, detail::numa_mask_bits);
+    if (active_)
+      (void)syscall(SYS_set_mempolicy, old_mode_, old_mode_ == MPOL_DEFAULT ? nullptr : old_.words,
+                    detail::numa_mask_bits);
   }
   thread_numa_binding(const thread_numa_binding&) = delete;
   thread_numa_binding& operator=(const thread_numa_binding&) = delete;

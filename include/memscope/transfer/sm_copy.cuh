@@ -61,7 +61,9 @@ __device__ __forceinline__ void shifted_copy(std::uint8_t* __restrict__ dst, con
   constexpr unsigned align = policy::shifted_align;
   constexpr int k = policy::vectors_per_thread / 2;  // two loads a chunk
   std::size_t head = (align - (reinterpret_cast<std::uintptr_t>(dst) & (align - 1))) & (align - 1);
-  const auto phase = [&](std::size_t h) { return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(src + h) & 15u); };
+  const auto phase = [&](std::size_t h) {
+    return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(src + h) & 15u);
+  };
   if (phase(head) > head) head += align;  // the first chunk loaded may not start before src
   head = head < bytes ? head : bytes;
   const unsigned o = phase(head);
@@ -178,7 +180,8 @@ inline void sm_copy(void* dst, const void* src, std::size_t bytes, cudaStream_t 
 
 /// Two copies of `bytes` at once (both directions of a link), sharing the GPU.
 inline void sm_copy_both(void* dst_a, const void* src_a, void* dst_b, const void* src_b, std::size_t bytes,
-                         cudaStream_t stream, std::size_t every_thread_both_from = policy::every_thread_both_min_bytes) {
+                         cudaStream_t stream,
+                         std::size_t every_thread_both_from = policy::every_thread_both_min_bytes) {
   const copy_job b{static_cast<std::uint8_t*>(dst_b), static_cast<const std::uint8_t*>(src_b)};
   sm_copy_jobs({static_cast<std::uint8_t*>(dst_a), static_cast<const std::uint8_t*>(src_a)}, &b, bytes, stream,
                every_thread_both_from);
@@ -233,8 +236,8 @@ inline void fill_pattern(void* dst, std::size_t bytes, std::uint64_t seed, cudaS
 
 /// Bytes of any addressable memory that differ from the pattern, and the first one (bytes when
 /// none): checked by the GPU, so gigabytes cost milliseconds. Synchronises `stream`.
-inline std::pair<std::size_t, std::size_t> count_pattern_mismatches(const void* src, std::size_t bytes, std::uint64_t seed,
-                                                                     cudaStream_t stream) {
+inline std::pair<std::size_t, std::size_t> count_pattern_mismatches(const void* src, std::size_t bytes,
+                                                                    std::uint64_t seed, cudaStream_t stream) {
   if (bytes == 0) return {0, 0};
   unsigned long long* d_out = nullptr;
   MEMSCOPE_CUDA_CALL(cudaMallocAsync(reinterpret_cast<void**>(&d_out), 2 * sizeof(unsigned long long), stream));

@@ -20,14 +20,16 @@ constexpr std::uint64_t threads = std::uint64_t{blocks} * at::policy::block_thre
 template <at::op O, at::target Tg, bool Agg = false, class T = unsigned>
 void check(std::uint64_t sharers) {
   const unsigned per_block = at::reference::counters_per_block(at::policy::block_threads, sharers);
-  const std::size_t n = Tg == at::target::global ? static_cast<std::size_t>((threads + sharers - 1) / sharers) : std::size_t{blocks} * per_block;
+  const std::size_t n = Tg == at::target::global ? static_cast<std::size_t>((threads + sharers - 1) / sharers)
+                                                 : std::size_t{blocks} * per_block;
   const std::size_t smem = Tg == at::target::global ? 0 : per_block * sizeof(T);
   device_buffer<T> out(n);
   MEMSCOPE_CUDA_CALL(cudaMemset(out.data(), 0, n * sizeof(T)));
   auto kernel = at::atomic_kernel<T, O, Tg, at::scope::device, Agg>;
   if constexpr (Tg == at::target::dsmem) {
     ASSERT_GT(memscope::max_active_clusters(kernel, at::policy::block_threads, 2, smem), 0);
-    memscope::launch_cluster(kernel, dim3(blocks), dim3(at::policy::block_threads), 2, smem, nullptr, out.data(), sharers, iters);
+    memscope::launch_cluster(kernel, dim3(blocks), dim3(at::policy::block_threads), 2, smem, nullptr, out.data(),
+                             sharers, iters);
   } else {
     kernel<<<blocks, at::policy::block_threads, smem>>>(out.data(), sharers, iters);
   }
@@ -35,9 +37,10 @@ void check(std::uint64_t sharers) {
   const auto got = out.to_host();
   const auto where = at::counters_of(Tg);
   for (std::size_t i = 0; i < n; ++i)
-    ASSERT_EQ(got[i], static_cast<T>(at::reference::expected_counter(i, at::offers_max(O), where, blocks, at::policy::block_threads,
-                                                                          sharers, iters)))
-        << "op " << static_cast<int>(O) << " target " << static_cast<int>(Tg) << " sharers " << sharers << " counter " << i;
+    ASSERT_EQ(got[i], static_cast<T>(at::reference::expected_counter(i, at::offers_max(O), where, blocks,
+                                                                     at::policy::block_threads, sharers, iters)))
+        << "op " << static_cast<int>(O) << " target " << static_cast<int>(Tg) << " sharers " << sharers << " counter "
+        << i;
 }
 
 }  // namespace
@@ -145,7 +148,8 @@ TEST(AtomicsGpu, DsmemChainFromEveryPairEndsWhereTheHostSays) {
   auto kernel = at::atomic_chain_kernel<at::target::dsmem>;
   const auto place = memscope::place_one_block_per_sm(kernel, 32, at::policy::cluster, 0);
   ASSERT_TRUE(place.sole) << "the kernel's 4 KiB static ring counts against the padding";
-  ASSERT_GE(place.smem, memscope::sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block, sizeof(std::uint32_t) * at::policy::chain_words));
+  ASSERT_GE(place.smem, memscope::sole_block_smem(0, dev.shared_per_sm, dev.reserved_shared_per_block,
+                                                  sizeof(std::uint32_t) * at::policy::chain_words));
   const std::size_t pad = place.smem;
   const int pairs = place.clusters;
   ASSERT_GT(pairs, 0);
@@ -157,10 +161,11 @@ TEST(AtomicsGpu, DsmemChainFromEveryPairEndsWhereTheHostSays) {
   for (int steps : {1, 333}) {
     last.poison();
     sms.poison();
-    memscope::launch_cluster(kernel, dim3(blocks), dim3(32), at::policy::cluster, pad, nullptr, static_cast<std::uint32_t*>(nullptr), steps,
-                             cycles.data(), last.data(), sms.data());
+    memscope::launch_cluster(kernel, dim3(blocks), dim3(32), at::policy::cluster, pad, nullptr,
+                             static_cast<std::uint32_t*>(nullptr), steps, cycles.data(), last.data(), sms.data());
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-    for (auto end : last.to_host()) EXPECT_EQ(end, at::reference::chain_end(steps)) << pairs << " pairs, " << steps << " steps";
+    for (auto end : last.to_host())
+      EXPECT_EQ(end, at::reference::chain_end(steps)) << pairs << " pairs, " << steps << " steps";
     EXPECT_EQ(memscope::distinct_sms(sms.to_host()), std::size_t{blocks}) << "each block alone on its SM";
   }
 }

@@ -35,8 +35,9 @@ void check_map(Op op, Ref ref, double rel, double abs) {
     bw::stream_map<V>(op, out.data(), a.data(), b.data(), n, nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     const auto h = out.to_host();
-    const auto r = compare_near(reinterpret_cast<const float*>(h.data()), n * lanes<T>,
-                                [&](std::size_t i) { return ref(hash_uniform(sa, i), hash_uniform(sb, i)); }, rel, abs);
+    const auto r = compare_near(
+        reinterpret_cast<const float*>(h.data()), n * lanes<T>,
+        [&](std::size_t i) { return ref(hash_uniform(sa, i), hash_uniform(sb, i)); }, rel, abs);
     EXPECT_TRUE(r.passed) << "n=" << n << " lanes=" << lanes<T> << ": " << r.detail;
   }
 }

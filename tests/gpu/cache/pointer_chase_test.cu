@@ -47,12 +47,19 @@ TEST(LatencyGpu, TheRingIsOneCycleAndEveryPathEndsWhereTheHostSays) {
       EXPECT_EQ(out.to_host()[1], want) << name << " slots=" << slots;
     };
     const std::uint32_t start = lt::ring_start(slots, seed);
-    run("default", [&] { lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr); });
-    run("cg", [&] { lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr); });
+    run("default", [&] {
+      lt::chase<lt::load_path::global_default>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr);
+    });
+    run("cg",
+        [&] { lt::chase<lt::load_path::global_cg>(ring.data(), 0, slots, start, iters, true, out.data(), nullptr); });
     run("ldg", [&] { lt::chase<lt::load_path::ldg>(ring.data(), 0, slots, start, iters, false, out.data(), nullptr); });
-    run("texture", [&] { lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr); });
+    run("texture", [&] {
+      lt::chase<lt::load_path::texture>(ring.data(), tex.get(), slots, start, iters, true, out.data(), nullptr);
+    });
     if (ring.bytes() <= 48 * 1024)  // shared memory holds the small rings only
-      run("shared", [&] { lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr); });
+      run("shared", [&] {
+        lt::shared_chase(ring.data(), static_cast<std::uint32_t>(ring.size()), start, iters, out.data(), nullptr);
+      });
   }
 }
 

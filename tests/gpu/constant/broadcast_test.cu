@@ -47,7 +47,6 @@ TEST(BroadcastGpu, AWarmChaseAimedAtAnSmRunsThere) {
   }
 }
 
-
 TEST(BroadcastGpu, WarpLoadsVisitLaneModKInEverySpace) {
   MEMSCOPE_REQUIRE_GPU();
   device_buffer<int> g(broadcast::policy::table_words);
@@ -61,13 +60,22 @@ TEST(BroadcastGpu, WarpLoadsVisitLaneModKInEverySpace) {
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     const auto got = sink.to_host();
     for (std::size_t t = 0; t < got.size(); ++t)
-      ASSERT_EQ(got[t], broadcast::expected_warp_load_sum(static_cast<unsigned>(t % 32), k, iters)) << space << " k=" << k << " thread " << t;
+      ASSERT_EQ(got[t], broadcast::expected_warp_load_sum(static_cast<unsigned>(t % 32), k, iters))
+          << space << " k=" << k << " thread " << t;
   };
   for (unsigned k : {1u, 2u, 7u, 31u, 32u}) {
-    check("constant", k, [&] { broadcast::warp_loads<broadcast::space::constant>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
-    check("ldg", k, [&] { broadcast::warp_loads<broadcast::space::ldg>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
-    check("shared", k, [&] { broadcast::warp_loads<broadcast::space::shared>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
-    check("global", k, [&] { broadcast::warp_loads<broadcast::space::global>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr); });
+    check("constant", k, [&] {
+      broadcast::warp_loads<broadcast::space::constant>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr);
+    });
+    check("ldg", k, [&] {
+      broadcast::warp_loads<broadcast::space::ldg>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr);
+    });
+    check("shared", k, [&] {
+      broadcast::warp_loads<broadcast::space::shared>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr);
+    });
+    check("global", k, [&] {
+      broadcast::warp_loads<broadcast::space::global>(g.data(), k, iters, 2, cycles.data(), sink.data(), nullptr);
+    });
   }
   // The sums tell neighbouring k apart, so reading the wrong word could not pass.
   EXPECT_NE(broadcast::expected_warp_load_sum(9, 7, iters), broadcast::expected_warp_load_sum(9, 8, iters));

@@ -24,9 +24,9 @@ using namespace memscope;
 namespace {
 using memscope::testing::fresh_seed;
 
-const stencil::coef_source all_sources[] = {stencil::coef_source::global, stencil::coef_source::constant,
+const stencil::coef_source all_sources[] = {stencil::coef_source::global,       stencil::coef_source::constant,
                                             stencil::coef_source::restrict_ptr, stencil::coef_source::ldg,
-                                            stencil::coef_source::param, stencil::coef_source::l1};
+                                            stencil::coef_source::param,        stencil::coef_source::l1};
 }  // namespace
 
 TEST(StencilGpu, EverySourceAndRadiusMatchesTheReferenceEdgesIncluded) {
@@ -41,19 +41,19 @@ TEST(StencilGpu, EverySourceAndRadiusMatchesTheReferenceEdgesIncluded) {
       device_buffer<float> in(n), out(n);
       fill_hash(in.data(), n, seed, fill_kind::uniform);
       for (auto src : all_sources)
-      for (int tile : {1024, 2048}) {
-        out.poison();
-        stencil::apply(src, in.data(), out.data(), n, coef, nullptr, tile);
-        MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-        const auto h = out.to_host();
-        const auto r = compare_within(h.data(), n, [&](std::size_t x) {
-          double v = 0, mag = 0;
-          stencil::reference::point([&](long long j) { return hash_uniform(seed, j); }, n, c, x, v, mag);
-          return std::pair<double, double>{v, 4e-7 * mag * radius + 1e-30};
-        });
-        ASSERT_TRUE(r.passed) << "R=" << radius << " n=" << n << " tile " << tile << " source " << static_cast<int>(src) << ": "
-                              << r.detail;
-      }
+        for (int tile : {1024, 2048}) {
+          out.poison();
+          stencil::apply(src, in.data(), out.data(), n, coef, nullptr, tile);
+          MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
+          const auto h = out.to_host();
+          const auto r = compare_within(h.data(), n, [&](std::size_t x) {
+            double v = 0, mag = 0;
+            stencil::reference::point([&](long long j) { return hash_uniform(seed, j); }, n, c, x, v, mag);
+            return std::pair<double, double>{v, 4e-7 * mag * radius + 1e-30};
+          });
+          ASSERT_TRUE(r.passed) << "R=" << radius << " n=" << n << " tile " << tile << " source "
+                                << static_cast<int>(src) << ": " << r.detail;
+        }
     }
   }
 }

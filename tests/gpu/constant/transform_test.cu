@@ -23,7 +23,6 @@
 
 using namespace memscope;
 
-
 namespace {
 
 float4 widen(float3 p) { return make_float4(p.x, p.y, p.z, 1.0f); }
@@ -46,7 +45,8 @@ void check_every_point(std::size_t n, const transform::mat4& m, const float* d_m
   }
   device_buffer<P> in(n), out(n);
   if (n) in.from_host(h);
-  for (auto src : {transform::matrix_source::constant, transform::matrix_source::global, transform::matrix_source::param}) {
+  for (auto src :
+       {transform::matrix_source::constant, transform::matrix_source::global, transform::matrix_source::param}) {
     out.poison();
     transform::apply(src, in.data(), out.data(), n, m, d_matrix, nullptr);
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
@@ -65,8 +65,8 @@ void check_every_point(std::size_t n, const transform::mat4& m, const float* d_m
         }
       }
     }
-    EXPECT_EQ(bad, 0u) << lanes << "-float points, n=" << n << ", source " << static_cast<int>(src) << ", first wrong point "
-                       << first_bad;
+    EXPECT_EQ(bad, 0u) << lanes << "-float points, n=" << n << ", source " << static_cast<int>(src)
+                       << ", first wrong point " << first_bad;
   }
 }
 

@@ -24,6 +24,7 @@ TEST(CoreGpu, FillMatchesHostBitForBit) {
     fill_hash(d.data(), n, 79, fill_kind::nonzero_int);
     const auto z = d.to_host();
     EXPECT_TRUE(compare_exact(z.data(), n, [](std::size_t i) { return hash_nonzero_int(79, i); }).passed) << n;
-    for (float v : z) ASSERT_TRUE(v != 0.0f && v >= -8.0f && v <= 8.0f && v == static_cast<float>(static_cast<int>(v))) << v;
+    for (float v : z)
+      ASSERT_TRUE(v != 0.0f && v >= -8.0f && v <= 8.0f && v == static_cast<float>(static_cast<int>(v))) << v;
   }
 }

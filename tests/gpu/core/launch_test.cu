@@ -14,7 +14,6 @@
 
 using namespace memscope;
 
-
 TEST(SharedGpu, DynamicSharedMemoryBeyondTheOptInLimitIsAClearError) {
   MEMSCOPE_REQUIRE_GPU();
   auto kernel = banks::smem_pattern_kernel<4, true, banks::strided_pattern>;

@@ -21,7 +21,8 @@ template <ds::path P>
 void check_chases(int cluster, std::size_t bytes, bool sole, unsigned iters) {
   const auto dev = memscope::query_device_info(0);
   const auto kernel = ds::chase_kernel<P>;
-  const std::size_t smem = sole ? memscope::sole_block_smem(bytes, dev.shared_per_sm, dev.reserved_shared_per_block) : bytes;
+  const std::size_t smem =
+      sole ? memscope::sole_block_smem(bytes, dev.shared_per_sm, dev.reserved_shared_per_block) : bytes;
   int clusters = memscope::max_active_clusters(kernel, ds::policy::chase_threads, cluster, smem);
   ASSERT_GT(clusters, 0) << "cluster " << cluster << ", " << smem << " bytes";
   const std::size_t slots = bytes / 32;
@@ -44,17 +45,20 @@ void check_chases(int cluster, std::size_t bytes, bool sole, unsigned iters) {
   const auto got = last.to_host();
   std::size_t bad = 0;
   for (std::size_t i = 0; i < chases; ++i) bad += got[i] != memscope::chase_position(ring, starts[i / targets], iters);
-  EXPECT_EQ(bad, 0u) << "of " << chases << " chases; cluster " << cluster << ", " << bytes << " bytes, " << iters << " loads";
+  EXPECT_EQ(bad, 0u) << "of " << chases << " chases; cluster " << cluster << ", " << bytes << " bytes, " << iters
+                     << " loads";
   const auto on = sms.to_host();
   EXPECT_EQ(std::count(on.begin(), on.end(), ~0u), 0) << "every block wrote its SM";
-  if (sole) EXPECT_EQ(memscope::distinct_sms(on), std::size_t{blocks}) << "each block alone on its SM; cluster " << cluster;
+  if (sole)
+    EXPECT_EQ(memscope::distinct_sms(on), std::size_t{blocks}) << "each block alone on its SM; cluster " << cluster;
 }
 
 }  // namespace
 
 TEST(DsmemChaseGpu, EveryClusterEndsWhereTheHostSays) {
   MEMSCOPE_REQUIRE_GPU();
-  if (!memscope::testing::has_clusters()) GTEST_SKIP() << "no usable thread-block clusters (the GPU has none, or this build's code is older than sm_90)";
+  if (!memscope::testing::has_clusters())
+    GTEST_SKIP() << "no usable thread-block clusters (the GPU has none, or this build's code is older than sm_90)";
   for (unsigned iters : {1u, 257u}) {
     for (int cluster : {2, 4, 8})
       for (bool sole : {true, false}) check_chases<ds::path::dsmem_peer>(cluster, 1024, sole, iters);

@@ -81,17 +81,20 @@ TEST(ReadOnlyPathSass, RestrictAndLdgCompileToNonCoherentLoadsPlainDoesNot) {
   // A PTX-only build (e.g. CMAKE_CUDA_ARCHITECTURES=80-virtual) has no SASS in the file: the
   // driver compiles it at load time, out of cuobjdump's sight.
   cudaFuncAttributes a{};
-  MEMSCOPE_CUDA_CALL(cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(memscope::testing::cluster_code_probe_kernel<>)));
+  MEMSCOPE_CUDA_CALL(
+      cudaFuncGetAttributes(&a, reinterpret_cast<const void*>(memscope::testing::cluster_code_probe_kernel<>)));
   const auto fns = sass_of(tool, "gather_");
   if (fns.empty() && sass_of(tool, "").empty())
-    GTEST_SKIP() << "this build carries PTX only (code for sm_" << a.ptxVersion << ", JIT-compiled): no SASS to inspect";
+    GTEST_SKIP() << "this build carries PTX only (code for sm_" << a.ptxVersion
+                 << ", JIT-compiled): no SASS to inspect";
   int seen = 0;
   for (const auto& [name, sass] : fns) {
     const bool nc = sass.find("LDG.E.CONSTANT") != std::string::npos;
     if (name.find("gather_plain_kernel") != std::string::npos) {
       EXPECT_FALSE(nc) << "plain gather uses the read-only path:\n" << sass;
       ++seen;
-    } else if (name.find("gather_restrict_kernel") != std::string::npos || name.find("gather_ldg_kernel") != std::string::npos) {
+    } else if (name.find("gather_restrict_kernel") != std::string::npos ||
+               name.find("gather_ldg_kernel") != std::string::npos) {
       EXPECT_TRUE(nc) << name << " does not use LDG.E.CONSTANT:\n" << sass;
       ++seen;
     }

@@ -32,7 +32,8 @@ void expect_same_counts(const std::vector<CounterT>& got, const std::vector<Coun
       ++bad;
       first = std::min(first, b);
     }
-  EXPECT_EQ(bad, 0u) << what << ": first difference at bin " << first << " (" << +got[first] << " vs " << +want[first] << ")";
+  EXPECT_EQ(bad, 0u) << what << ": first difference at bin " << first << " (" << +got[first] << " vs " << +want[first]
+                     << ")";
 }
 
 }  // namespace memscope::testing

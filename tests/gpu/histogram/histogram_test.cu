@@ -19,7 +19,6 @@ using memscope::device_buffer;
 
 namespace {
 
-
 std::vector<hg::options> all_options() {
   std::vector<hg::options> o = {{hg::strategy::automatic, 0},
                                 {hg::strategy::global_atomics, 0},
@@ -39,9 +38,10 @@ std::vector<hg::options> all_options() {
 }
 
 std::string label(const hg::options& o, int bins, std::size_t n, int offset) {
-  return std::string(hg::to_string(o.kind)) + " cluster=" + std::to_string(o.cluster_size) + " copies=" +
-         std::to_string(o.copies) + (o.warp_aggregate ? " aggregated" : "") + (o.window ? " windowed" : "") + " bins=" +
-         std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
+  return std::string(hg::to_string(o.kind)) + " cluster=" + std::to_string(o.cluster_size) +
+         " copies=" + std::to_string(o.copies) + (o.warp_aggregate ? " aggregated" : "") +
+         (o.window ? " windowed" : "") + " bins=" + std::to_string(bins) + " n=" + std::to_string(n) +
+         " offset=" + std::to_string(offset);
 }
 
 /// A strategy may refuse a bin count only where its layout cannot hold the bins: the automatic
@@ -83,7 +83,8 @@ void check_all_strategies(std::size_t n, int bins, hg::input_shape d, T lower, T
   for (const auto& o : all_options()) {
     out.poison();
     try {
-      hg::histogram_even(samples.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
+      hg::histogram_even(samples.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n),
+                         nullptr, o);
     } catch (const hg::unsupported& e) {
       expect_unsupported_is_real(o, bins, e.what());
       continue;
@@ -102,13 +103,15 @@ TEST(HistogramGpu, EveryStrategyMatchesTheReferenceOnAwkwardSizes) {
   MEMSCOPE_REQUIRE_GPU();
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{31}, std::size_t{1000003}})
     for (int bins : {1, 3, 256, 4099})
-      for (int offset : {0, 1, 3}) check_all_strategies<float>(n, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, offset);
+      for (int offset : {0, 1, 3})
+        check_all_strategies<float>(n, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, offset);
 }
 
 TEST(HistogramGpu, LargeBinCountsAcrossClusterCapacity) {
   MEMSCOPE_REQUIRE_GPU();
   for (int bins : {65536, 262147, 524288, 1 << 20})
-    check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f, 0);
+    check_all_strategies<float>((std::size_t{1} << 22) + 7, bins, hg::shape_of(hg::distribution::uniform), 0.0f, 1.0f,
+                                0);
 }
 
 // The shared-memory kernels' two builds (one or two blocks per SM) both run, each where the
@@ -163,14 +166,15 @@ TEST(HistogramGpu, SameCountsAsCubOnAnOddRange) {
   // Dirty samples in [0, 1) plus NaN and infinities; the levels straddle 0.7.
   device_buffer<std::uint32_t> ours(bins), theirs(bins);
   std::size_t temp_bytes = 0;
-  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, lower,
-                                                         upper, static_cast<std::int64_t>(n)));
-  device_buffer<unsigned char> temp(temp_bytes);
-  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1,
                                                          lower, upper, static_cast<std::int64_t>(n)));
+  device_buffer<unsigned char> temp(temp_bytes);
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(),
+                                                         bins + 1, lower, upper, static_cast<std::int64_t>(n)));
   for (const auto& o : all_options()) {
     ours.poison();
-    hg::histogram_even(samples.data(), ours.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);  // 1000 bins fit every layout
+    hg::histogram_even(samples.data(), ours.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr,
+                       o);  // 1000 bins fit every layout
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_EQ(ours.to_host(), theirs.to_host()) << hg::to_string(o.kind) << " cluster=" << o.cluster_size;
   }
@@ -184,25 +188,28 @@ TEST(HistogramGpu, SamplesWhoseProductRoundsToNumBinsFallInNoBin) {
   const float edge = std::nextafter(upper, 0.0f);
   for (int bins : {65, 69, 95, 130}) {
     const auto rule = hg::even_bins<float>::make(bins + 1, 0.0f, upper);
-    ASSERT_GE(static_cast<int>((edge - 0.0f) * rule.reciprocal), bins) << "the edge sample no longer rounds to num_bins";
+    ASSERT_GE(static_cast<int>((edge - 0.0f) * rule.reciprocal), bins)
+        << "the edge sample no longer rounds to num_bins";
     std::vector<float> h(4099);
-    for (std::size_t i = 0; i < h.size(); ++i) h[i] = i % 3 == 0 ? edge : std::nextafter(edge, 0.0f) - 1e-3f * static_cast<float>(i % 7);
+    for (std::size_t i = 0; i < h.size(); ++i)
+      h[i] = i % 3 == 0 ? edge : std::nextafter(edge, 0.0f) - 1e-3f * static_cast<float>(i % 7);
     device_buffer<float> samples(h.size());
     samples.from_host(h);
     const auto want = hg::histogram_reference(h.data(), h.size(), rule);
     device_buffer<std::uint32_t> ours(static_cast<std::size_t>(bins)), theirs(static_cast<std::size_t>(bins));
     std::size_t temp_bytes = 0;
-    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, 0.0f,
-                                                           upper, static_cast<int>(h.size())));
-    device_buffer<unsigned char> temp(temp_bytes);
-    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1,
                                                            0.0f, upper, static_cast<int>(h.size())));
+    device_buffer<unsigned char> temp(temp_bytes);
+    MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(),
+                                                           bins + 1, 0.0f, upper, static_cast<int>(h.size())));
     MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
     EXPECT_EQ(theirs.to_host(), want) << "CUB's rule differs from the reference at bins=" << bins;
     for (const auto& o : all_options()) {
       ours.poison();
       try {
-        hg::histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, upper, static_cast<std::int64_t>(h.size()), nullptr, o);
+        hg::histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, upper, static_cast<std::int64_t>(h.size()),
+                           nullptr, o);
       } catch (const hg::unsupported& e) {
         expect_unsupported_is_real(o, bins, e.what());
         continue;
@@ -221,12 +228,15 @@ TEST(HistogramGpu, TwoPhaseApiAndBadInput) {
   const auto p = hg::histogram_even<float>(nullptr, bytes, samples.data(), out.data(), 11, 0.0f, 1.0f, 100);
   EXPECT_EQ(bytes, 1u);
   EXPECT_EQ(p.kind, hg::strategy::block_smem);
-  EXPECT_THROW(hg::histogram_even<float>(nullptr, bytes, samples.data(), out.data(), 1, 0.0f, 1.0f, 100), std::invalid_argument);
+  EXPECT_THROW(hg::histogram_even<float>(nullptr, bytes, samples.data(), out.data(), 1, 0.0f, 1.0f, 100),
+               std::invalid_argument);
   EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 1.0f, 0.0f, 100), std::invalid_argument);
   EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 0.0f, 1.0f, -1), std::invalid_argument);
-  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 0.0f, 1.0f, std::int64_t{1} << 32), std::invalid_argument);
-  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 70001, 0.0f, 1.0f, 100, nullptr, {hg::strategy::block_smem, 0}),
-               hg::unsupported);
+  EXPECT_THROW(hg::histogram_even(samples.data(), out.data(), 11, 0.0f, 1.0f, std::int64_t{1} << 32),
+               std::invalid_argument);
+  EXPECT_THROW(
+      hg::histogram_even(samples.data(), out.data(), 70001, 0.0f, 1.0f, 100, nullptr, {hg::strategy::block_smem, 0}),
+      hg::unsupported);
 }
 
 TEST(HistogramGpu, CudaErrorFormsMatchTheThrowingOnes) {
@@ -239,16 +249,16 @@ TEST(HistogramGpu, CudaErrorFormsMatchTheThrowingOnes) {
   hg::make_samples(samples.data(), n, hg::distribution::dirty, memscope::testing::fresh_seed(), nullptr);
   device_buffer<std::uint32_t> ours(bins), theirs(bins);
   std::size_t temp_bytes = 0;
-  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1, 0.0f,
-                                                         1.0f, static_cast<std::int64_t>(n)));
-  device_buffer<unsigned char> temp(temp_bytes);
-  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(), bins + 1,
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, temp_bytes, samples.data(), theirs.data(), bins + 1,
                                                          0.0f, 1.0f, static_cast<std::int64_t>(n)));
+  device_buffer<unsigned char> temp(temp_bytes);
+  MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), temp_bytes, samples.data(), theirs.data(),
+                                                         bins + 1, 0.0f, 1.0f, static_cast<std::int64_t>(n)));
   for (const auto& o : all_options()) {
     ours.poison();
     hg::outcome why;
-    const cudaError_t rc =
-        hg::try_histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, 1.0f, static_cast<std::int64_t>(n), nullptr, o, &why);
+    const cudaError_t rc = hg::try_histogram_even(samples.data(), ours.data(), bins + 1, 0.0f, 1.0f,
+                                                  static_cast<std::int64_t>(n), nullptr, o, &why);
     if (rc == cudaErrorNotSupported) {
       EXPECT_FALSE(why.message.empty());
       expect_unsupported_is_real(o, bins, why.message);
@@ -263,10 +273,12 @@ TEST(HistogramGpu, CudaErrorFormsMatchTheThrowingOnes) {
   // Bad input: the codes CUB users test for, a message, and nothing enqueued.
   hg::outcome why;
   std::size_t bytes = 0;
-  EXPECT_EQ(hg::try_histogram_even<float>(nullptr, bytes, samples.data(), ours.data(), 1, 0.0f, 1.0f, 100, nullptr, {}, &why),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      hg::try_histogram_even<float>(nullptr, bytes, samples.data(), ours.data(), 1, 0.0f, 1.0f, 100, nullptr, {}, &why),
+      cudaErrorInvalidValue);
   EXPECT_NE(why.message.find("num_levels >= 2"), std::string::npos) << why.message;
-  EXPECT_EQ(hg::try_histogram_even(samples.data(), ours.data(), 11, 0.0f, 1.0f, std::int64_t{-1}), cudaErrorInvalidValue);
+  EXPECT_EQ(hg::try_histogram_even(samples.data(), ours.data(), 11, 0.0f, 1.0f, std::int64_t{-1}),
+            cudaErrorInvalidValue);
   EXPECT_EQ(hg::try_histogram_even(samples.data(), ours.data(), 70001, 0.0f, 1.0f, std::int64_t{100}, nullptr,
                                    {hg::strategy::block_smem, 0}, &why),
             cudaErrorNotSupported);

@@ -37,12 +37,15 @@ std::string type_name() {
 /// Samples a little beyond [lo, hi) on both sides (out-of-range ones fall in no bin), the
 /// levels themselves (the edges), and for floating point 1% NaN.
 template <class SampleT, class LevelT>
-std::vector<SampleT> make_samples(std::size_t n, LevelT lo, LevelT hi, const std::vector<LevelT>& edges, std::uint64_t seed) {
+std::vector<SampleT> make_samples(std::size_t n, LevelT lo, LevelT hi, const std::vector<LevelT>& edges,
+                                  std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<SampleT> v(n);
   const double span = static_cast<double>(hi) - static_cast<double>(lo);
-  const double from = std::max(static_cast<double>(lo) - span / 8, static_cast<double>(std::numeric_limits<SampleT>::lowest()));
-  const double to = std::min(static_cast<double>(hi) + span / 8, static_cast<double>(std::numeric_limits<SampleT>::max()));
+  const double from =
+      std::max(static_cast<double>(lo) - span / 8, static_cast<double>(std::numeric_limits<SampleT>::lowest()));
+  const double to =
+      std::min(static_cast<double>(hi) + span / 8, static_cast<double>(std::numeric_limits<SampleT>::max()));
   std::uniform_real_distribution<double> pick(from, to);
   for (std::size_t i = 0; i < n; ++i) {
     const auto r = rng() % 100;
@@ -65,8 +68,8 @@ void expect_same(const std::vector<CounterT>& got, const std::vector<CounterT>& 
 /// One rule (even or range) for one (sample, level, counter) type triple: every size, offset
 /// and strategy against CUB and the reference.
 template <class SampleT, class LevelT, class CounterT, class Ours, class Cub, class Reference>
-void check(const std::string& what, int bins, LevelT lo, LevelT hi, const std::vector<LevelT>& edges, Ours ours, Cub cub,
-           Reference reference, bool against_cub = true) {
+void check(const std::string& what, int bins, LevelT lo, LevelT hi, const std::vector<LevelT>& edges, Ours ours,
+           Cub cub, Reference reference, bool against_cub = true) {
   for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{31}, std::size_t{1000003}})
     for (int offset : {0, 1, 3}) {
       const auto h = make_samples<SampleT>(n + 3, lo, hi, edges, memscope::testing::fresh_seed());
@@ -74,7 +77,8 @@ void check(const std::string& what, int bins, LevelT lo, LevelT hi, const std::v
       MEMSCOPE_CUDA_CALL(cudaMemcpy(d.data(), h.data(), h.size() * sizeof(SampleT), cudaMemcpyHostToDevice));
       const SampleT* samples = d.data() + offset;
       const auto want = reference(h.data() + offset, n);
-      const std::string at = what + " bins=" + std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
+      const std::string at =
+          what + " bins=" + std::to_string(bins) + " n=" + std::to_string(n) + " offset=" + std::to_string(offset);
       if (against_cub) {
         device_buffer<CounterT> theirs(static_cast<std::size_t>(bins));
         theirs.poison();
@@ -104,11 +108,14 @@ void check_even(int bins, LevelT lo, LevelT hi, bool against_cub = true) {
   SCOPED_TRACE(what);
   std::vector<LevelT> edges;
   for (int b = 0; b <= bins; b += std::max(1, bins / 16))
-    edges.push_back(static_cast<LevelT>(static_cast<double>(lo) + (static_cast<double>(hi) - static_cast<double>(lo)) * b / bins));
+    edges.push_back(
+        static_cast<LevelT>(static_cast<double>(lo) + (static_cast<double>(hi) - static_cast<double>(lo)) * b / bins));
   const auto rule = hg::make_even_rule<SampleT>(bins + 1, lo, hi);
   check<SampleT, LevelT, CounterT>(
       what, bins, lo, hi, edges,
-      [&](const SampleT* s, CounterT* out, std::int64_t n, const hg::options& o) { hg::histogram_even(s, out, bins + 1, lo, hi, n, nullptr, o); },
+      [&](const SampleT* s, CounterT* out, std::int64_t n, const hg::options& o) {
+        hg::histogram_even(s, out, bins + 1, lo, hi, n, nullptr, o);
+      },
       [&](const SampleT* s, CounterT* out, std::int64_t n) {
         std::size_t bytes = 0;
         MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, bytes, s, out, bins + 1, lo, hi, n));
@@ -130,7 +137,8 @@ void check_range(int bins, LevelT lo, LevelT hi) {
   while (static_cast<int>(levels.size()) < bins + 1) levels.push_back(static_cast<LevelT>(pick(rng)));
   std::sort(levels.begin(), levels.end());
   device_buffer<LevelT> d_levels(levels.size());
-  MEMSCOPE_CUDA_CALL(cudaMemcpy(d_levels.data(), levels.data(), levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
+  MEMSCOPE_CUDA_CALL(
+      cudaMemcpy(d_levels.data(), levels.data(), levels.size() * sizeof(LevelT), cudaMemcpyHostToDevice));
   const auto rule = hg::make_range_rule<SampleT>(bins + 1, levels.data());
   check<SampleT, LevelT, CounterT>(
       what, bins, lo, hi, levels,
@@ -141,7 +149,8 @@ void check_range(int bins, LevelT lo, LevelT hi) {
         std::size_t bytes = 0;
         MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramRange(nullptr, bytes, s, out, bins + 1, d_levels.data(), n));
         device_buffer<unsigned char> temp(bytes);
-        MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramRange(temp.data(), bytes, s, out, bins + 1, d_levels.data(), n));
+        MEMSCOPE_CUDA_CALL(
+            cub::DeviceHistogram::HistogramRange(temp.data(), bytes, s, out, bins + 1, d_levels.data(), n));
       },
       [&](const SampleT* h, std::size_t n) { return hg::histogram_reference<CounterT>(h, n, rule); });
 }
@@ -197,12 +206,15 @@ TEST(HistogramTypes, CounterLimitsAndBadLevels) {
   device_buffer<unsigned long long> as_u64(4);
   // int counters hold 2^31 - 1 samples; 64-bit ones 2^40 (blocks count in 32 bits).
   hg::outcome why;
-  EXPECT_EQ(hg::try_histogram_even(samples.data(), as_int.data(), 5, 0.0f, 1.0f, std::int64_t{1} << 31, nullptr, {}, &why),
-            cudaErrorInvalidValue);
+  EXPECT_EQ(
+      hg::try_histogram_even(samples.data(), as_int.data(), 5, 0.0f, 1.0f, std::int64_t{1} << 31, nullptr, {}, &why),
+      cudaErrorInvalidValue);
   EXPECT_NE(why.message.find("32-bit signed counters"), std::string::npos) << why.message;
-  EXPECT_EQ(hg::try_histogram_even(samples.data(), as_u64.data(), 5, 0.0f, 1.0f, (std::int64_t{1} << 40) + 1, nullptr, {}, &why),
+  EXPECT_EQ(hg::try_histogram_even(samples.data(), as_u64.data(), 5, 0.0f, 1.0f, (std::int64_t{1} << 40) + 1, nullptr,
+                                   {}, &why),
             cudaErrorInvalidValue);
-  EXPECT_EQ(hg::try_histogram_range(samples.data(), as_u64.data(), 5, static_cast<const float*>(nullptr), 16, nullptr, {}, &why),
+  EXPECT_EQ(hg::try_histogram_range(samples.data(), as_u64.data(), 5, static_cast<const float*>(nullptr), 16, nullptr,
+                                    {}, &why),
             cudaErrorInvalidValue);
   EXPECT_NE(why.message.find("level array is null"), std::string::npos) << why.message;
   EXPECT_EQ(hg::try_histogram_range(samples.data(), as_u64.data(), 1, samples.data(), 16, nullptr, {}, &why),
@@ -211,8 +223,8 @@ TEST(HistogramTypes, CounterLimitsAndBadLevels) {
   std::size_t bytes = 0;
   hg::histogram_range(nullptr, bytes, samples.data(), as_u64.data(), 5, samples.data(), 16);
   EXPECT_EQ(bytes, 1u);
-  const auto p = hg::histogram_even(nullptr, bytes, static_cast<const float*>(nullptr), as_u64.data(), (1 << 18) + 1, 0.0f,
-                                    1.0f, std::int64_t{1} << 28);
+  const auto p = hg::histogram_even(nullptr, bytes, static_cast<const float*>(nullptr), as_u64.data(), (1 << 18) + 1,
+                                    0.0f, 1.0f, std::int64_t{1} << 28);
   EXPECT_EQ(p.kind, hg::strategy::global_private);
   EXPECT_EQ(bytes, static_cast<std::size_t>(p.copies - 1) * (1u << 18) * sizeof(unsigned long long));
 }
@@ -234,7 +246,8 @@ TEST(HistogramTypes, HalfSamplesBinInHalfPrecisionAsCubDoes) {
   }
   std::mt19937_64 rng(memscope::testing::fresh_seed());
   std::shuffle(all.begin(), all.end(), rng);
-  for (const auto& [bins, lo, hi] : {std::tuple{100, -0.3f, 1.3f}, std::tuple{1000, 0.0f, 1.0f}, std::tuple{70001, -1000.0f, 60000.0f}}) {
+  for (const auto& [bins, lo, hi] :
+       {std::tuple{100, -0.3f, 1.3f}, std::tuple{1000, 0.0f, 1.0f}, std::tuple{70001, -1000.0f, 60000.0f}}) {
     const __half lower = __float2half(lo), upper = __float2half(hi);
     const auto rule = hg::make_even_rule<__half>(bins + 1, lower, upper);
     std::vector<__half> safe;  // without the samples CUB counts past its output
@@ -248,24 +261,26 @@ TEST(HistogramTypes, HalfSamplesBinInHalfPrecisionAsCubDoes) {
       for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
         const std::size_t n = h.size() - offset;
         const auto want = hg::histogram_reference<unsigned>(h.data() + offset, n, rule);
-        const std::string at = "half bins=" + std::to_string(bins) + (set == &all ? " every value" : " CUB-safe values") +
+        const std::string at = "half bins=" + std::to_string(bins) +
+                               (set == &all ? " every value" : " CUB-safe values") +
                                " offset=" + std::to_string(offset);
         device_buffer<unsigned> out(static_cast<std::size_t>(bins));
         if (set == &safe) {
           out.poison();
           std::size_t bytes = 0;
-          MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, bytes, d.data() + offset, out.data(), bins + 1, lower,
-                                                                 upper, static_cast<int>(n)));
+          MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(nullptr, bytes, d.data() + offset, out.data(),
+                                                                 bins + 1, lower, upper, static_cast<int>(n)));
           device_buffer<unsigned char> temp(bytes);
-          MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), bytes, d.data() + offset, out.data(), bins + 1,
-                                                                 lower, upper, static_cast<int>(n)));
+          MEMSCOPE_CUDA_CALL(cub::DeviceHistogram::HistogramEven(temp.data(), bytes, d.data() + offset, out.data(),
+                                                                 bins + 1, lower, upper, static_cast<int>(n)));
           MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
           expect_same(out.to_host(), want, at + " (CUB against the reference)");
         }
         for (const auto& o : strategies()) {
           out.poison();
           try {
-            hg::histogram_even(d.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n), nullptr, o);
+            hg::histogram_even(d.data() + offset, out.data(), bins + 1, lower, upper, static_cast<std::int64_t>(n),
+                               nullptr, o);
           } catch (const hg::unsupported&) {
             EXPECT_NE(o.kind, hg::strategy::automatic) << at;
             continue;

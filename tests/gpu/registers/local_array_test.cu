@@ -25,7 +25,8 @@ void check_array(unsigned blocks, int iters) {
   MEMSCOPE_CHECK_LAUNCH("array_update_kernel");
   const auto got = out.to_host();
   for (std::size_t t = 0; t < threads; ++t)
-    ASSERT_EQ(got[t], rg::reference::array_result<N>(seed, t, iters)) << "N=" << N << " storage=" << static_cast<int>(S) << " t=" << t;
+    ASSERT_EQ(got[t], rg::reference::array_result<N>(seed, t, iters))
+        << "N=" << N << " storage=" << static_cast<int>(S) << " t=" << t;
 }
 
 template <int N>
@@ -56,7 +57,8 @@ TEST(RegistersGpu, SpilledBuildsComputeTheSameAndReportTheirLocalMemory) {
     MEMSCOPE_CHECK_LAUNCH("spill_update_kernel");
     const auto got = out.to_host();
     for (std::size_t t = 0; t < got.size(); ++t)
-      ASSERT_EQ(got[t], rg::reference::array_result<rg::policy::spill_words>(seed, t, 9)) << "pass " << pass << " t=" << t;
+      ASSERT_EQ(got[t], rg::reference::array_result<rg::policy::spill_words>(seed, t, 9))
+          << "pass " << pass << " t=" << t;
   }
   const auto capped = rg::resources_of(rg::spill_update_kernel<8>, rg::policy::spill_threads, 0);
   EXPECT_LE(capped.registers, 32);

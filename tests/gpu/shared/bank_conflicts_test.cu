@@ -55,7 +55,8 @@ TEST(BankConflictsGpu, TheCheckTellsNeighbouringPatternsApart) {
   // Host only: the sums the check expects differ between strides and layouts, so a kernel that
   // read with the wrong stride or layout could not pass.
   for (unsigned lane : {1u, 5u, 31u}) {
-    EXPECT_NE(bk::expected_load_sum(bk::strided_pattern{2}, lane, 37), bk::expected_load_sum(bk::strided_pattern{3}, lane, 37));
+    EXPECT_NE(bk::expected_load_sum(bk::strided_pattern{2}, lane, 37),
+              bk::expected_load_sum(bk::strided_pattern{3}, lane, 37));
     EXPECT_NE(bk::expected_load_sum(bk::column_pattern<bk::tile_layout::naive>{}, lane, 37),
               bk::expected_load_sum(bk::column_pattern<bk::tile_layout::padded>{}, lane, 37));
     EXPECT_NE(bk::expected_load_sum(bk::column_pattern<bk::tile_layout::padded>{}, lane, 37),

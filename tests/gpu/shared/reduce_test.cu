@@ -20,15 +20,15 @@ namespace {
 using memscope::testing::fresh_seed;
 
 __global__ void to_int_kernel(const float* in, int* out, std::size_t n) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
     out[i] = static_cast<int>(in[i]);
 }
 
-const reduce::variant all_variants[] = {reduce::variant::global_inplace, reduce::variant::interleaved,
-                                        reduce::variant::static_smem,    reduce::variant::dynamic_smem,
-                                        reduce::variant::warp_shuffle,   reduce::variant::grid_stride_vec,
-                                        reduce::variant::grid_stride_vec8, reduce::variant::grid_stride_red,
-                                        reduce::variant::tiles_pdl};
+const reduce::variant all_variants[] = {
+    reduce::variant::global_inplace,   reduce::variant::interleaved,     reduce::variant::static_smem,
+    reduce::variant::dynamic_smem,     reduce::variant::warp_shuffle,    reduce::variant::grid_stride_vec,
+    reduce::variant::grid_stride_vec8, reduce::variant::grid_stride_red, reduce::variant::tiles_pdl};
 }  // namespace
 
 TEST(ReduceGpu, IntSumsAreExactForEveryVariantAndAwkwardSize) {
@@ -105,9 +105,12 @@ TEST(ReduceGpu, UnalignedInputIsAClearErrorForVectorVariantsOnly) {
   device_buffer<int> in(1001), out(1);
   MEMSCOPE_CUDA_CALL(cudaMemset(in.data(), 0, in.bytes()));
   reduce::reduce_workspace<int> ws(1000);
-  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_vec, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
-  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_red, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
-  EXPECT_THROW(reduce::sum(reduce::variant::tiles_pdl, in.data() + 1, 1000, out.data(), ws, nullptr), std::invalid_argument);
+  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_vec, in.data() + 1, 1000, out.data(), ws, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(reduce::sum(reduce::variant::grid_stride_red, in.data() + 1, 1000, out.data(), ws, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(reduce::sum(reduce::variant::tiles_pdl, in.data() + 1, 1000, out.data(), ws, nullptr),
+               std::invalid_argument);
   EXPECT_NO_THROW(reduce::sum(reduce::variant::warp_shuffle, in.data() + 1, 1000, out.data(), ws, nullptr));
   MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
   EXPECT_EQ(out.to_host()[0], 0);

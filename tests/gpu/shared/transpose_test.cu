@@ -33,10 +33,10 @@ std::optional<std::size_t> source_of(std::size_t k, std::size_t out_offset, std:
 
 }  // namespace
 
-constexpr transpose::variant k_variants[] = {transpose::variant::naive,      transpose::variant::tiled,
-                                             transpose::variant::padded,     transpose::variant::swizzled,
-                                             transpose::variant::padded64,   transpose::variant::swizzled64,
-                                             transpose::variant::sector64,   transpose::variant::vector64};
+constexpr transpose::variant k_variants[] = {transpose::variant::naive,    transpose::variant::tiled,
+                                             transpose::variant::padded,   transpose::variant::swizzled,
+                                             transpose::variant::padded64, transpose::variant::swizzled64,
+                                             transpose::variant::sector64, transpose::variant::vector64};
 
 /// One shape through every variant: leading dimensions of `ld_pad` extra elements (0: packed),
 /// the input at `offset` and the output at `out_offset` elements past a 16-byte boundary
@@ -95,9 +95,10 @@ void check_other_element(int rows, int cols, std::size_t ld_pad, std::size_t out
 
 TEST(TransposeGpu, EveryVariantOnAwkwardShapes) {
   MEMSCOPE_REQUIRE_GPU();
-  const std::pair<int, int> shapes[] = {{1, 1},    {1, 77},     {77, 1},    {31, 33},  {32, 32},
-                                        {64, 64},  {65, 63},    {1000, 999}, {4099, 257}, {256, 1028},
-                                        {65, 32768}};  // a 128 KiB input pitch: vector64 from two regions
+  const std::pair<int, int> shapes[] = {
+      {1, 1},   {1, 77},     {77, 1},     {31, 33},    {32, 32},   {64, 64},
+      {65, 63}, {1000, 999}, {4099, 257}, {256, 1028}, {65, 32768}};  // a 128 KiB input pitch: vector64 from two
+                                                                      // regions
   for (const auto& [rows, cols] : shapes) check_shape(rows, cols, 0, 0);
 }
 
@@ -115,11 +116,11 @@ TEST(TransposeGpu, ColumnRegionsFollowTheInputPitch) {
   EXPECT_EQ(transpose::column_regions(192 * kib), 1);
   EXPECT_EQ(transpose::column_regions(128 * kib + 512), 1);
   MEMSCOPE_REQUIRE_GPU();
-  check_shape(70, 32700, 68, 0);   // 128 KiB pitch, 2 regions, 511 tile columns
-  check_shape(5, 100, 32668, 0);   // 128 KiB pitch, 2 tile columns
-  check_shape(3, 40, 32728, 0);    // 128 KiB pitch, 1 tile column, fewer than the regions
-  check_shape(3, 65344, 192, 0);   // 256 KiB pitch, 4 regions, 1021 tile columns
-  check_shape(2, 98000, 304, 0);   // 384 KiB pitch, 4 regions, 1532 tile columns
+  check_shape(70, 32700, 68, 0);  // 128 KiB pitch, 2 regions, 511 tile columns
+  check_shape(5, 100, 32668, 0);  // 128 KiB pitch, 2 tile columns
+  check_shape(3, 40, 32728, 0);   // 128 KiB pitch, 1 tile column, fewer than the regions
+  check_shape(3, 65344, 192, 0);  // 256 KiB pitch, 4 regions, 1021 tile columns
+  check_shape(2, 98000, 304, 0);  // 384 KiB pitch, 4 regions, 1532 tile columns
 }
 
 // Pitched rows (aligned or not) and a misaligned base: every variant correct, the padding never
@@ -127,7 +128,8 @@ TEST(TransposeGpu, ColumnRegionsFollowTheInputPitch) {
 TEST(TransposeGpu, PitchedRowsAndMisalignedBases) {
   MEMSCOPE_REQUIRE_GPU();
   for (std::size_t pad : {1, 3, 4, 60})
-    for (const auto& [rows, cols] : {std::pair{33, 31}, std::pair{1000, 999}, std::pair{128, 256}}) check_shape(rows, cols, pad, 0);
+    for (const auto& [rows, cols] : {std::pair{33, 31}, std::pair{1000, 999}, std::pair{128, 256}})
+      check_shape(rows, cols, pad, 0);
   check_shape(257, 1023, 0, 1);
   check_shape(256, 1024, 0, 2);
   // Output bases off the sector grid: every row off it by the same phase (an aligned leading
@@ -152,7 +154,9 @@ TEST(TransposeGpu, SectorShiftOnOtherElementSizes) {
 TEST(TransposeGpu, BadShapesAreRefused) {
   MEMSCOPE_REQUIRE_GPU();
   device_buffer<float> a(16), b(16);
-  EXPECT_THROW(transpose::transpose(transpose::variant::vector64, a.data(), 3, b.data(), 4, 4, 4, nullptr), std::invalid_argument);
-  EXPECT_THROW(transpose::transpose(transpose::variant::naive, a.data(), b.data(), -1, 4, nullptr), std::invalid_argument);
+  EXPECT_THROW(transpose::transpose(transpose::variant::vector64, a.data(), 3, b.data(), 4, 4, 4, nullptr),
+               std::invalid_argument);
+  EXPECT_THROW(transpose::transpose(transpose::variant::naive, a.data(), b.data(), -1, 4, nullptr),
+               std::invalid_argument);
   transpose::transpose(transpose::variant::vector64, a.data(), b.data(), 0, 4, nullptr);  // nothing to do
 }

@@ -23,7 +23,8 @@ TEST(TextureGpu, ArrayBilinearWrapMatchesTheReferenceWithinNineBitWeights) {
   img.width = w;
   img.height = h;
   for (long long i = 0; i < w * h; ++i) img.texels.push_back(memscope::hash_uniform(seed, i));
-  for (auto mode : {tx::address_mode::wrap, tx::address_mode::clamp, tx::address_mode::mirror, tx::address_mode::border}) {
+  for (auto mode :
+       {tx::address_mode::wrap, tx::address_mode::clamp, tx::address_mode::mirror, tx::address_mode::border}) {
     tx::cuda_array<float> array(w, h);
     array.upload(img.texels.data());
     tx::sampler smp;
@@ -43,7 +44,8 @@ TEST(TextureGpu, ArrayBilinearWrapMatchesTheReferenceWithinNineBitWeights) {
     const auto got = out.to_host();
     for (std::size_t i = 0; i < uv.size(); ++i) {
       const auto want = img.linear(static_cast<double>(uv[i].x) * w, static_cast<double>(uv[i].y) * h, mode);
-      ASSERT_NEAR(got[i], want.value, want.tolerance + 1e-7) << "mode " << static_cast<int>(mode) << " at (" << uv[i].x << ", " << uv[i].y << ")";
+      ASSERT_NEAR(got[i], want.value, want.tolerance + 1e-7)
+          << "mode " << static_cast<int>(mode) << " at (" << uv[i].x << ", " << uv[i].y << ")";
     }
   }
 }

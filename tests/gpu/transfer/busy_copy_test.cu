@@ -30,18 +30,21 @@ unsigned checksum_after(const std::function<void(unsigned*)>& run) {
 TEST(BusyCopyGpu, CopiesAndChecksumsOnAwkwardSizes) {
   MEMSCOPE_REQUIRE_GPU();
   const std::uint64_t seed = memscope::testing::fresh_seed();
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{15}, std::size_t{16},
-                        std::size_t{17}, std::size_t{4099}, std::size_t{1000003}, (std::size_t{1} << 24) + 5})
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{15}, std::size_t{16},
+        std::size_t{17}, std::size_t{4099}, std::size_t{1000003}, (std::size_t{1} << 24) + 5})
     for (unsigned rounds : {0u, 1u, 3u, 100u}) {
       device_buffer<std::uint8_t> src(n + 16), dst(n + 16);
       tr::fill_pattern(src.data(), n, seed, nullptr);
       tr::fill_pattern(dst.data(), n + 16, ~seed, nullptr);  // poisoned, past the end too
-      const unsigned sum = checksum_after([&](unsigned* d_sum) { tr::busy_copy(dst.data(), src.data(), n, rounds, d_sum, nullptr); });
+      const unsigned sum =
+          checksum_after([&](unsigned* d_sum) { tr::busy_copy(dst.data(), src.data(), n, rounds, d_sum, nullptr); });
       EXPECT_EQ(sum, tr::busy_checksum_of_pattern(n, seed, rounds)) << "n=" << n << " rounds=" << rounds;
       const auto bad = tr::count_pattern_mismatches(dst.data(), n, seed, nullptr);
       EXPECT_EQ(bad.first, 0u) << "n=" << n << " rounds=" << rounds << " first bad " << bad.second;
       const auto h = dst.to_host();
-      for (std::size_t i = n; i < n + 16; ++i) ASSERT_EQ(h[i], tr::pattern_byte(~seed, i)) << "written past the end, n=" << n;
+      for (std::size_t i = n; i < n + 16; ++i)
+        ASSERT_EQ(h[i], tr::pattern_byte(~seed, i)) << "written past the end, n=" << n;
     }
 }
 
@@ -54,7 +57,8 @@ TEST(BusyCopyGpu, PiecesAddUpToTheWhole) {
   for (std::size_t piece : {std::size_t{16}, std::size_t{4096}, std::size_t{333344}}) {
     tr::fill_pattern(dst.data(), n, ~seed, nullptr);
     const unsigned sum = checksum_after([&](unsigned* d_sum) {
-      for (std::size_t at = 0; at < n; at += piece) tr::busy_copy(dst.data() + at, src.data() + at, std::min(piece, n - at), 7, d_sum, nullptr);
+      for (std::size_t at = 0; at < n; at += piece)
+        tr::busy_copy(dst.data() + at, src.data() + at, std::min(piece, n - at), 7, d_sum, nullptr);
     });
     EXPECT_EQ(sum, tr::busy_checksum_of_pattern(n, seed, 7)) << "piece=" << piece;
     EXPECT_EQ(tr::count_pattern_mismatches(dst.data(), n, seed, nullptr).first, 0u) << "piece=" << piece;

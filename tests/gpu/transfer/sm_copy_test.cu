@@ -61,7 +61,8 @@ TEST(TransferGpu, SmCopyShiftsEveryAlignmentPair) {
           const std::uint8_t want = inside ? tr::pattern_byte(seed, i - dst_off + src_off) : tr::pattern_byte(~seed, i);
           if (h[i] != want && bad++ == 0) first = i;
         }
-        EXPECT_EQ(bad, 0u) << "n=" << n << " dst_off=" << dst_off << " src_off=" << src_off << " first bad byte " << first;
+        EXPECT_EQ(bad, 0u) << "n=" << n << " dst_off=" << dst_off << " src_off=" << src_off << " first bad byte "
+                           << first;
       }
   }
 }
@@ -77,10 +78,12 @@ TEST(TransferGpu, SmCopyShiftsOverMappedHostMemory) {
       auto* hp = static_cast<std::uint8_t*>(h.device_pointer());
       tr::fill_pattern(hp + h_off, n, seed, nullptr);
       tr::sm_copy(d.data() + d_off, hp + h_off, n, nullptr);  // up
-      EXPECT_EQ(tr::count_pattern_mismatches(d.data() + d_off, n, seed, nullptr).first, 0u) << "up n=" << n << " " << h_off << "," << d_off;
+      EXPECT_EQ(tr::count_pattern_mismatches(d.data() + d_off, n, seed, nullptr).first, 0u)
+          << "up n=" << n << " " << h_off << "," << d_off;
       tr::fill_pattern(d.data() + d_off, n, ~seed, nullptr);
       tr::sm_copy(hp + h_off, d.data() + d_off, n, nullptr);  // down
-      EXPECT_EQ(tr::count_pattern_mismatches(hp + h_off, n, ~seed, nullptr).first, 0u) << "down n=" << n << " " << h_off << "," << d_off;
+      EXPECT_EQ(tr::count_pattern_mismatches(hp + h_off, n, ~seed, nullptr).first, 0u)
+          << "down n=" << n << " " << h_off << "," << d_off;
     }
   }
 }
@@ -130,12 +133,14 @@ TEST(TransferGpu, BothDirectionsInOneLaunchAndEveryHostKind) {
       tr::fill_pattern(h_dst.device_pointer(), n, ~(seed + 1), nullptr);
       tr::sm_copy_both(d_dst.data(), h_src.device_pointer(), h_dst.device_pointer(), d_src.data(), n, nullptr);
       MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
-      EXPECT_EQ(tr::count_pattern_mismatches(d_dst.data(), n, seed, nullptr).first, 0u) << to_string(kind) << " n=" << n;
+      EXPECT_EQ(tr::count_pattern_mismatches(d_dst.data(), n, seed, nullptr).first, 0u)
+          << to_string(kind) << " n=" << n;
       std::size_t first = 0;
       // The host sees what the GPU wrote through the mapping (write-combined reads are slow,
       // so only the small sizes are read by the CPU).
       if (n <= 65536 || kind != tr::host_kind::write_combined)
-        EXPECT_EQ(tr::count_pattern_mismatches_host(h_dst.data(), n, seed + 1, first), 0u) << to_string(kind) << " n=" << n;
+        EXPECT_EQ(tr::count_pattern_mismatches_host(h_dst.data(), n, seed + 1, first), 0u)
+            << to_string(kind) << " n=" << n;
       // ... and the pattern the CPU would write is the one the GPU wrote.
       if (n && kind == tr::host_kind::pinned) {
         tr::fill_pattern_host(h_src.data(), n, seed + 7);
@@ -209,7 +214,8 @@ TEST(TransferGpu, ReadMostlyPagesMovedWithoutTheirCopiesKeepContentsAndHint) {
       EXPECT_EQ(tr::count_pattern_mismatches(d.data(), n, seed, s).first, 0u) << "n=" << n << " trip=" << trip;
       if (n) {
         int read_mostly = 0;
-        MEMSCOPE_CUDA_CALL(cudaMemRangeGetAttribute(&read_mostly, sizeof read_mostly, cudaMemRangeAttributeReadMostly, m.data(), n));
+        MEMSCOPE_CUDA_CALL(
+            cudaMemRangeGetAttribute(&read_mostly, sizeof read_mostly, cudaMemRangeAttributeReadMostly, m.data(), n));
         EXPECT_EQ(read_mostly, 1) << "n=" << n << " trip=" << trip;
       }
     }
@@ -233,7 +239,8 @@ TEST(TransferGpu, ManagedPiecesDiscardedWrittenAndBroughtBack) {
   const cudaStream_t s = stream.get();
   {
     tr::managed_buffer probe(4096);
-    if (const auto why = tr::discard_unsupported(probe.data(), 4096, tr::gpu_location(device), s); !why.empty()) GTEST_SKIP() << why;
+    if (const auto why = tr::discard_unsupported(probe.data(), 4096, tr::gpu_location(device), s); !why.empty())
+      GTEST_SKIP() << why;
   }
   for (const std::size_t n : {std::size_t{1}, std::size_t{4099}, (std::size_t{8} << 20) + 3 * 4096 + 5}) {
     for (const std::size_t piece : {std::size_t{4096}, std::size_t{3} * 4096, std::size_t{2} << 20}) {
@@ -253,7 +260,8 @@ TEST(TransferGpu, ManagedPiecesDiscardedWrittenAndBroughtBack) {
       }
       MEMSCOPE_CUDA_CALL(cudaDeviceSynchronize());
       std::size_t first = 0;
-      EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u) << "n=" << n << " piece=" << piece << " first=" << first;
+      EXPECT_EQ(tr::count_pattern_mismatches_host(m.data(), n, seed, first), 0u)
+          << "n=" << n << " piece=" << piece << " first=" << first;
     }
   }
 }
@@ -269,7 +277,8 @@ TEST(TransferGpu, HostMemoryLandsOnTheNumaNodeAsked) {
   MEMSCOPE_CUDA_CALL(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
   const auto near = tr::near_node(tr::read_numa_topology(), tr::read_host_link(bus, false).numa_node);
   if (near.node < 0) GTEST_SKIP() << near.why;
-  for (auto kind : {tr::host_kind::pageable, tr::host_kind::registered, tr::host_kind::pinned, tr::host_kind::write_combined}) {
+  for (auto kind :
+       {tr::host_kind::pageable, tr::host_kind::registered, tr::host_kind::pinned, tr::host_kind::write_combined}) {
     constexpr std::size_t bytes = (std::size_t{1} << 20) + 13;
     try {
       tr::host_memory h(kind, bytes, near.node);
