@@ -1,8 +1,8 @@
 #pragma once
 // `memscope advise`: the seeds' memory-choice decision tree (001, section 4), corrected by what
 // memscope measured, answering with the memory space, the technique, the reason, a figure
-// measured on a GPU (the user's results, or the bundled H200 profile), and where memscope shows
-// it (header and suite). Pure C++.
+// measured on a GPU (the user's results, or the bundled reference profile), and where memscope
+// shows it (header and suite). Pure C++.
 
 #include "harness/registry.hpp"
 #include "harness/results.hpp"

@@ -604,8 +604,8 @@ std::vector<results_doc> boards_in(const std::vector<std::string>& files) {
   return boards;
 }
 
-/// The given results files merged, or the bundled H200 profile when none is given. Files of
-/// several boards give the first board's document, and say so.
+/// The given results files merged, or the bundled reference profile when none is given. Files
+/// of several boards give the first board's document, and say so.
 results_doc load_docs(const std::vector<std::string>& paths) {
   if (paths.empty()) {
     if (auto p = bundled_current()) return *p;

@@ -27,7 +27,7 @@ void select_device(int ordinal);
 device_info query_device_info(int ordinal);
 
 /// The architecture this binary's code for the current device was compiled from (80 for a
-/// build for sm_80 JIT-compiled on an H100, 90 for sm_90 code); 0 when the binary holds no
+/// build for sm_80 JIT-compiled on sm_90, 90 for sm_90 code); 0 when the binary holds no
 /// code that runs on it.
 int binary_arch();
 

@@ -38,8 +38,8 @@ struct nvlink_path {
 };
 nvlink_path nvlink_to(const nvlink_state& self, const std::string& peer_bus_id);
 
-/// One line for `memscope info`: "18 of 18 active, NVLink 4.0, 26.6 GB/s per link and direction
-/// (478.1 GB/s); far ends: 18 GPU 00000000:1B:00.0", or why nothing is known.
+/// One line for `memscope info`: the active links, their version and rate per link and
+/// direction, and the far ends, or why nothing is known.
 std::string describe_nvlinks(const nvlink_state& self);
 
 }  // namespace memscope

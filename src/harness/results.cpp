@@ -807,7 +807,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
   std::vector<std::vector<results_source>> runs(docs.size());
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
-    // One model, not necessarily one board: runs lent on different H200s still describe the H200.
+    // One model, not necessarily one board: runs lent on different boards still describe one model.
     if (!same_model(d.device, out.device))
       throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " +
                           d.device.name + " in " + name(i) +

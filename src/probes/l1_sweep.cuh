@@ -2,11 +2,10 @@
 // One SM's L1 cleared of what earlier kernels left in it, before a measurement of that L1 by a
 // block on that SM. Lines that a kernel's local memory dirtied stay in its SM's L1 after the
 // kernel ends, and the next warp there gets another warp slot, whose local memory lies
-// elsewhere: a local-memory chase then shares the L1 with the last one's lines. On an H200 a
-// warp chasing 128 KiB read 48 cycles a load on an SM it ran on first and 58-133 in launches
-// after it on the same SM (repeating every four launches); with this sweep first, 48 in every
-// launch (results/h200/l1-leftovers/). One block on the aimed SM reads a buffer several times
-// the L1 through it, so that clean lines of its own replace everything there.
+// elsewhere: a local-memory chase then shares the L1 with the last one's lines and reads
+// slower in every launch after the first on that SM (docs/tuning.md, "L1 sweep"). One block
+// on the aimed SM reads a buffer several times the L1 through it, so that clean lines of its
+// own replace everything there.
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/device_buffer.hpp"

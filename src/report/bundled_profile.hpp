@@ -1,5 +1,5 @@
 #pragma once
-// The reference profile compiled into the binary (results/h200/profile.json.gz).
+// The reference profile compiled into the binary (results/README.md).
 
 #include "harness/results.hpp"
 

@@ -125,7 +125,7 @@ void cache_bandwidth_findings(const present::suite_view& v, std::vector<std::str
             levels, v.doc.device, [&](double g) { return gbps_text(v.doc, *rows.front(), g); }, c.back().first, opt)));
   }
   // Shared lines: the peak within L1, then what the SMs get past it, and whether it falls at
-  // the L2's capacity (it did not on the H200: line sharing, not an L2 level).
+  // the L2's capacity (where it does not, the lines are shared, not an L2 level).
   const auto shared = v.rows(present::axis_is("sharing", "shared_lines"));
   const double l1 = present::l1_capacity(v.doc.device);
   const double l2 = static_cast<double>(v.doc.device.l2_bytes);

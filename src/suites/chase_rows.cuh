@@ -39,9 +39,9 @@ struct chase_stats {
 };
 
 /// SMs each point is chased from: enough to cover both L2 partitions and every GPC of a large
-/// GPU several times over (from one SM, a working set of a few lines reads 267-309 cycles on
-/// an H200, varying with which slices the allocation's lines land in and how far they are
-/// from that SM); two under `verify`, where only the answer counts.
+/// GPU several times over (from one SM, a working set of a few lines reads a latency that
+/// varies with which slices the allocation's lines land in and how far they are from that SM);
+/// two under `verify`, where only the answer counts.
 constexpr std::size_t sms_per_point = 16;
 constexpr std::size_t verify_sms = 2;
 /// The fastest and the slowest SM's chase of a point, which the row records beside their mean.
@@ -57,8 +57,8 @@ inline std::string spread_key() {
 }
 /// The row's figure for compare and the fleet table: its timed launch is one further, unwarmed
 /// chase (below), not the chases the figure comes from. Without a range: the SMs' spread is
-/// the GPU's (268-305 cycles for an L2 hit on an H200), while the mean over them repeats to
-/// 0.2% in a fresh process, so the effect alone decides.
+/// the GPU's, while the mean over them repeats closely in a fresh process, so the effect alone
+/// decides.
 inline present::figure_def figure() { return present::cycles_figure("cycles_per_load"); }
 
 /// Loads per chase: every chase of one point runs this many.
@@ -125,9 +125,8 @@ inline void report(case_state& st, const chase_stats& c,
 inline bool warms(std::size_t bytes, std::size_t l2_bytes) { return bytes <= 2 * l2_bytes; }
 
 /// Empties the L2 of the GPU that holds a ring (this one or a peer) before a chase: without it
-/// a ring past twice the L2 is not all in DRAM. Its build leaves its last writes cached: on an
-/// H200 one SM of 16 read 520-525 cycles at 128 MiB against 640-672 for the rest, and with the
-/// eviction 652-674.
+/// a ring past twice the L2 is not all in DRAM. Its build leaves its last writes cached, and
+/// the SM that built it would read part of it from L2.
 class ring_evictor {
  public:
   ring_evictor(int holder, int self, std::size_t l2_bytes)

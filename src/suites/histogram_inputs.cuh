@@ -1,12 +1,12 @@
 #pragma once
 // Histogram inputs with the shapes that decide a histogram's speed: how many distinct bins the
 // samples hit (the contention on each counter), whether equal bins come together (runs a
-// thread or warp can merge), and how many samples fall in no bin at all. The adversarial set
-// of issue 16: uniform; normal bells from 10% of the range down to 0.1%; Zipf skews with
-// exponents 0.5 to 2 (hot bins scattered over the range, as hashed keys are); sorted and
-// reverse-sorted data; four hot bins; hot and uniform phases alternating; mostly out of range;
-// mostly NaN; every sample in one bin; and "dirty" data with NaN, infinities and out-of-range
-// values. The CPU reference reads the generated samples back, so the generators may use any math.
+// thread or warp can merge), and how many samples fall in no bin at all. The adversarial set:
+// uniform; normal bells from 10% of the range down to 0.1%; Zipf skews with exponents 0.5 to
+// 2 (hot bins scattered over the range, as hashed keys are); sorted and reverse-sorted data;
+// four hot bins; hot and uniform phases alternating; mostly out of range; mostly NaN; every
+// sample in one bin; and "dirty" data with NaN, infinities and out-of-range values. The CPU
+// reference reads the generated samples back, so the generators may use any math.
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/random.hpp"

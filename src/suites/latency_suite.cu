@@ -124,9 +124,8 @@ void latency_findings(const present::suite_view& v, std::vector<std::string>& ou
   for (const auto& key : order) {
     auto& c = curves[key];
     std::sort(c.begin(), c.end());
-    // A latency plateau is flat to a few percent of its median (the H200's L2: 266-287 cycles
-    // from 768 KiB to 24 MiB), so 6%; and three points at least: two neighbours close together
-    // on a rising stretch are a transition.
+    // A latency plateau is flat to a few percent of its median, so 6%; and three points at
+    // least: two neighbours close together on a rising stretch are a transition.
     const auto levels = detect_levels(c, 0.06, 3);
     if (levels.empty()) continue;
     auto value = [&](double cycles) {

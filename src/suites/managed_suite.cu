@@ -37,10 +37,9 @@ namespace tr = memscope::transfer;
 
 struct managed_policy {
   /// The chunked pipeline: prefetch chunk k+1 on one stream while a kernel reads chunk k. At
-  /// most `pipeline_chunks`, none smaller than `pipeline_min_chunk`: every prefetch costs
-  /// 80-90 us that overlap does not win back (the `pipeline` case's sweep on two H200 boards:
-  /// 64 MiB chunks of 1 GiB cost 6-9% against one prefetch, 256 MiB chunks 0-2%), so below
-  /// twice that the pipeline is one prefetch then one kernel.
+  /// most `pipeline_chunks`, none smaller than `pipeline_min_chunk`: every prefetch has a fixed
+  /// cost that overlap does not win back on small chunks (docs/tuning.md, "Managed pipeline"),
+  /// so below twice that the pipeline is one prefetch then one kernel.
   static constexpr int pipeline_chunks = 16;
   static constexpr std::size_t pipeline_min_chunk = std::size_t{256} << 20;
   /// A pipeline's chunks are whole pages of this many bytes.
@@ -512,8 +511,8 @@ void stream_case(case_state& st) {
   st.exec(launch, prepare, exec_tag::sync);
 }
 
-/// How many chunks a `prefetch_pipeline` row ran in: rows measured before 1fd1a7f carry no
-/// label and always used 16.
+/// How many chunks a `prefetch_pipeline` row ran in: rows of older results carry no label and
+/// always used 16.
 std::string pipeline_chunks_of(const case_result& r) {
   const std::string n = r.label("chunks");
   return n.empty() ? "16" : n;
@@ -624,10 +623,8 @@ struct chunk_sweep {
   /// The chunk count a simple model calls best: n chunks take about the longer of the transfer
   /// and the kernels, plus the shorter / n (the first chunk's transfer or the last one's
   /// kernel, which nothing overlaps), plus (n - 1) x the fixed cost of a piece; that is least
-  /// at n = sqrt(shorter / cost). On H200 boards the measured count nearest it (log scale) was
-  /// the best in 9 of 16 prefetch sweeps (four boards) and 6 of 8 pinned ones (two), and never
-  /// more than 3.2% slower than the best (results/h200/profile-2d51700/, profile-3abba05/,
-  /// profile-eafeceb/).
+  /// at n = sqrt(shorter / cost). How well it predicts the measured best: docs/tuning.md,
+  /// "Managed pipeline".
   static double model_best_chunks(double hideable_s, double per_chunk_s) { return std::sqrt(hideable_s / per_chunk_s); }
   std::string moved_text() const {
     return pinned(feed) ? "copied from pinned memory (cudaMemcpyAsync into two device buffers in turn)" : "prefetched";
@@ -640,9 +637,8 @@ struct chunk_sweep {
 };
 
 /// What each piece beyond the first added, or, where the sweep's most pieces took less time in
-/// all than one (the overlap won back more than the pieces cost: an H100 run stopped before its
-/// 64- and 512-chunk points had 16 pinned copies take 546 us less than one), that instead: a
-/// negative cost per piece would read as nonsense.
+/// all than one (the overlap won back more than the pieces cost), that instead: a negative
+/// cost per piece would read as nonsense.
 std::string per_piece_text(const chunk_sweep& c, double per_s) {
   const auto n = chunk_sweep::chunks(*c.most);
   if (per_s >= 0)

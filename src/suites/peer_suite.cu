@@ -75,9 +75,9 @@ void record_link(case_state& st, int peer, int directions, bool access) {
 }
 
 /// Peer access on or off for this point, in both directions (it is a property of the contexts,
-/// so each point sets the state it measures). Enabled one way only, a copy engine moving data
-/// both ways at once measured 396 GB/s in total on two H200s; enabled both ways, 780 GB/s.
-/// Skips where the pair cannot have it.
+/// so each point sets the state it measures): enabled one way only, a copy engine moving data
+/// both ways at once runs at about half the rate (docs/data-path.md). Skips where the pair
+/// cannot have it.
 void set_peer_access(case_state& st, int peer, bool enabled) {
   const int self = st.device().ordinal;
   int can = 0, back = 0;

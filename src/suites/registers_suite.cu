@@ -166,7 +166,7 @@ void spill_case(case_state& st) {
 
 /// Launches of the local-memory chase per row (one under verify), each on its own SM spread
 /// over the GPU, that SM's L1 swept first (l1_sweep.cuh: on one SM, later launches shared its
-/// L1 with the last one's local lines and read up to 2.8x slower); the figure is their median,
+/// L1 with the last one's local lines and read slower); the figure is their median,
 /// the whisker their range.
 constexpr std::size_t chase_launches = 5;
 

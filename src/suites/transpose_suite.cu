@@ -47,8 +47,8 @@ std::vector<std::string> kernel_axis_values() {
 
 /// The same-run ceiling for an SM kernel: the input buffer (padding included) copied by the
 /// bandwidth suite's fastest copy kernel, bytes counted as moved. That is its 4-byte form (one
-/// block per 1024 floats): on the H200 at 1 GiB it runs at 1.00x cudaMemcpy, the 16-byte form
-/// at 0.955x (results/h200/issue20/tail/bandwidth.txt).
+/// block per 1024 floats), which matches cudaMemcpy at 1 GiB where the 16-byte form does not
+/// (docs/tuning.md, "Stream kernels").
 void sm_copy_case(case_state& st) {
   const matrix_layout m = layout_of(st.point());
   const std::size_t n = m.in_elems();

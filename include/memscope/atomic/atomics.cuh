@@ -43,8 +43,9 @@ struct policy {
 
 /// Words between the latency ring's entries. Global: one entry per 128-byte line, 1024 lines
 /// (128 KiB) that fall on both of the L2's home partitions (atomics/l2_home), so the chain
-/// costs their mean wherever the allocator put the ring; a packed 4 KiB ring fell wholly on one
-/// side, 288 cycles in one run and 495 in the next. Shared and DSMEM: packed.
+/// costs their mean wherever the allocator put the ring; a packed 4 KiB ring falls wholly on one
+/// side, near or far by the luck of the allocation, and changes from run to run. Shared and
+/// DSMEM: packed.
 constexpr std::uint32_t chain_stride(target t) { return t == target::global ? policy::line_words : 1u; }
 
 /// Where the reference looks for a target's counters.

@@ -127,8 +127,8 @@ __global__ void __launch_bounds__(policy::block_threads)
 }
 
 // ---- launchers -----------------------------------------------------------------------------
-/// The variant the suites use unless told otherwise. Chosen by measurement on an H200
-/// (docs/bandwidth.md): one block per tile beat every persistent grid by 4-14% on 1 GiB copies.
+/// The variant the suites use unless told otherwise: one block per tile, which beat every
+/// persistent grid on large copies (docs/tuning.md, "Stream kernels").
 using default_variant = stream_variant<stream_layout::tiled, 4, false, false>;
 
 /// out[i] = op(a[i], b[i]) for i < n; pointers an Op does not read may be null.
@@ -145,7 +145,7 @@ void stream_map(Op op, T* out, const T* a, const T* b, std::size_t n, cudaStream
 
 /// The order a read's blocks take the array in: a persistent grid striding over it (the
 /// sums' order), or one block per tile (read_tiles_kernel: the blocks in flight read one
-/// compact window, the fastest read order on the H200).
+/// compact window, the fastest read order measured).
 enum class read_order { persistent, tiles };
 
 /// Number of partial sums stream_sum writes for n elements (its grid size, at least 1).

@@ -34,10 +34,8 @@ struct policy {
   // plus 2R halo values; the suite's `tile` axis measures both.
   static constexpr int default_tile = block_threads * items_per_group;
   static constexpr int max_groups = 2;
-  /// The tile apply() takes unless told: measured on the H200 at 2^28 points (constant and
-  /// global coefficients, results/h200/issue20/stencil-radii.json), 1024 wins up to R = 2
-  /// (0.974x against 0.968x the copy ceiling) and 2048 from R = 3 on (R = 8: 0.973x against
-  /// 0.926x; the halo and the barrier are paid once per 2048 points).
+  /// The tile apply() takes unless told: 1024 points for small radii, 2048 from R = 3 on, where
+  /// the halo and the barrier, paid once per tile, weigh more (docs/tuning.md, "Stencil tile").
   static constexpr int tile_for(int radius) { return radius >= 3 ? max_groups * default_tile : default_tile; }
   static constexpr int max_radius = 8;
   static_assert(2 * max_radius <= block_threads, "one thread per halo value");

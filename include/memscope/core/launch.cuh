@@ -126,7 +126,7 @@ inline int device_attribute(cudaDeviceAttr attr, int device) {
 // ---- programmatic dependent launch (PDL) ---------------------------------------------------
 // A kernel launched with programmatic stream serialization may be set up, and start, while
 // the kernel before it in the stream drains; it must wait before it reads that kernel's
-// output. Hides the ~1-2 us between two dependent launches (sm_90 and later).
+// output. Hides the gap between two dependent launches (sm_90 and later).
 
 /// Waits until the grid launched before this one in the stream has finished and its writes
 /// are visible. Nothing below sm_90, where launch_dependent never launches early.
@@ -138,7 +138,7 @@ __device__ __forceinline__ void wait_for_prior_grid() {
 
 /// Whether launch_dependent may start `kernel` early on the current device: the GPU is sm_90
 /// or later and the kernel was built from PTX 9.0 or later, so its wait_for_prior_grid() is
-/// in the code. A kernel JIT-compiled from older PTX (an 80-virtual build on an H200) has no
+/// in the code. A kernel JIT-compiled from older PTX (an 80-virtual build on sm_90) has no
 /// wait and must be launched the ordinary way, or it would read its input before it is written.
 template <class Kernel>
 bool programmatic_launch_ok(Kernel kernel) {

@@ -33,7 +33,7 @@ inline double run_median(const std::vector<std::pair<double, double>>& curve, st
 /// (relative) of the median of the run so far; runs of fewer than `min_points` are transitions
 /// between levels, not levels, and are dropped. The median, not the run's first point: a
 /// point on the way down from one level (an L2 edge half missed) would otherwise set the next
-/// level's value and split its plateau (the H200's bandwidth curve: "DRAM at 1.4x the copy").
+/// level's value and split its plateau.
 inline std::vector<latency_level> detect_levels(std::vector<std::pair<double, double>> curve, double tolerance = 0.12,
                                                 std::size_t min_points = 2) {
   std::sort(curve.begin(), curve.end());

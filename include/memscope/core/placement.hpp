@@ -1,7 +1,7 @@
 #pragma once
 // Where a latency measurement's blocks land. A chase between two blocks of a cluster costs what
 // the path between their SMs costs, and the scheduler picks the SMs: one cluster measures one
-// pair (boards of one model read 182 and 192 cycles for the same DSMEM load), and with little
+// pair (boards of one model differ for the same DSMEM load), and with little
 // shared memory both blocks may even share an SM. The measurements that depend on it run one
 // cluster on every SM pair the GPU holds at once, each block alone on its SM, and report the
 // median and the range over the pairs. Pure C++.

@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kThreads)
     for (int u = 0; u < kItems; ++u) part[u] += lanes_sum(v[u]);
   }
   // What is left is fewer than kItems loads per thread: one predicated round keeps them all in
-  // flight (a scalar loop would wait out one memory latency per load, a fixed ~1 us tail).
+  // flight (a scalar loop would wait out one memory latency per load at the end of every read).
   if (i < n) {
     T v[kItems];
 #pragma unroll
@@ -50,9 +50,9 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// The same reads in another order: one block per tile of kThreads * kItems elements, no grid
-/// stride. The blocks in flight then read one compact window of memory; on the H200 that reads
-/// 1-1.5% faster than a persistent grid (results/h200/issue20/experiments), so it is the
-/// fastest pure read to hold a reduction against. partials[blockIdx.x] = the tile's sum.
+/// stride. The blocks in flight then read one compact window of memory, which reads faster
+/// than a persistent grid (docs/tuning.md, "Stream kernels"), so it is the fastest pure read to
+/// hold a reduction against. partials[blockIdx.x] = the tile's sum.
 template <int kThreads, int kItems, class T>
 __global__ void __launch_bounds__(kThreads)
     read_tiles_kernel(const T* __restrict__ in, std::size_t n, float* __restrict__ partials) {

@@ -19,7 +19,7 @@ namespace memscope {
 
 /// The architecture (major x 10 + minor, e.g. 80, 90) whose instructions the code of `kernel`
 /// that runs on the current device was compiled from: cudaFuncAttributes::ptxVersion, which is
-/// __CUDA_ARCH__ / 10 of that code. A binary built for sm_80 and JIT-compiled on an H100 says
+/// __CUDA_ARCH__ / 10 of that code. A binary built for sm_80 and JIT-compiled on sm_90 says
 /// 80 here (its binaryVersion says 90). 0 when the binary holds no code for this device.
 /// Cached per kernel and device.
 template <class Kernel>

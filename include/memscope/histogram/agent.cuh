@@ -32,13 +32,10 @@ struct alignas(16) sample_vector {
 
 /// 16 bytes of samples, read once. They are marked evict-first where something else must stay
 /// cached on their way: counters in L2 (the global kernels, which hold runs back) or levels in L1
-/// (range rules search them through the read-only path: __ldg samples cost 256 range bins 3% on
-/// an H100). Elsewhere the counters live in shared memory and the mark protects nothing; when
-/// the launch finds L2 full of another kernel's dirty lines (its input just written, or
-/// --cold=dirty) it cost the 256-bin float kernel 4.3% on an H100: 0.969-0.991x CUB on 13 of 17
-/// inputs, where __ldg samples lead CUB on all 17 (results/h100/dirty-l2/). From a warm or clean
-/// L2 the two loads time alike. 8-bit samples keep the mark as well: the byte kernel ran 1%
-/// slower with __ldg, from a dirty L2 and a warm one.
+/// (range rules search them through the read-only path). Elsewhere the counters live in shared
+/// memory and the mark protects nothing, while it costs the loads when L2 starts full of
+/// another kernel's dirty lines, so those samples go through __ldg. 8-bit samples keep the mark:
+/// there __ldg was the slower load (docs/tuning.md, "Histogram sample loads").
 template <bool HoldRuns, class Rule, class SampleT>
 __device__ __forceinline__ uint4 load_samples(const sample_vector<SampleT>* p) {
   if constexpr (HoldRuns || rule_searches<Rule>::value || sizeof(SampleT) == 1)
@@ -48,8 +45,8 @@ __device__ __forceinline__ uint4 load_samples(const sample_vector<SampleT>* p) {
 
 /// Counts a thread holds back for one bin while whole warps keep landing in it: under total
 /// contention (every sample in one bin) a warp then issues one atomic per run, not one per
-/// vector, and L2 stops serialising on one address (global atomics: 0.58x -> 4.1x CUB at 2^18
-/// bins). Shared-memory strategies skip it: there it cost 10% on uniform data.
+/// vector, and L2 stops serialising on one address. Shared-memory strategies skip it: there the
+/// bookkeeping costs more than the atomics it saves (docs/tuning.md, "Histogram run holding").
 struct pending_run {
   int bin = -1;
   std::uint32_t count = 0;
@@ -118,7 +115,7 @@ __device__ __forceinline__ void bin_values(const SampleT (&in)[K], std::size_t f
     // Lanes whose samples share a bin add once, the lowest of them for all: a few hot bins
     // then cost one atomic per bin per warp step, not one per sample. Where every lane's bin
     // is counted locally (a shared-memory window) or nowhere, the match would cost more than
-    // it saves: those add directly (normal_0.1pct at 2^18 bins: 2.5x -> 14x CUB).
+    // it saves: those add directly (docs/tuning.md, "Histogram run holding").
     const unsigned lane = threadIdx.x & 31u;
     const unsigned active = __activemask();
 #pragma unroll
@@ -132,8 +129,8 @@ __device__ __forceinline__ void bin_values(const SampleT (&in)[K], std::size_t f
         add(bins[k], static_cast<std::uint32_t>(__popc(peers)));
     }
   } else {
-    // No merging of equal neighbours within a thread (CUB does it): on the H200 the extra
-    // compares cost more than the atomics they save (1.05-1.1x faster without, docs/dsmem.md).
+    // No merging of equal neighbours within a thread (CUB does it): the extra compares cost
+    // more than the atomics they save (docs/tuning.md, "Histogram run holding").
 #pragma unroll
     for (int k = 0; k < k_size; ++k)
       if (bins[k] >= 0) add(bins[k], 1u);
@@ -405,7 +402,7 @@ __device__ __forceinline__ std::size_t global_thread_count() {
 
 /// Samples in one contiguous run (CUB's 1D forms). A layout holds no pointer: kernels take the
 /// samples as a __restrict__ parameter of their own (inside a struct the pointer cost the
-/// block kernel 8 registers, 32 -> 40, and with them its second block per SM: 8% slower).
+/// block kernel registers, and with them its second block per SM).
 template <class SampleT>
 struct linear_samples {
   using value_type = SampleT;
@@ -442,8 +439,7 @@ struct pitched_samples {
 
   MEMSCOPE_HD std::size_t size() const { return row_samples * rows; }
   /// Rows with nothing between them (a stride of one row, or one row): one contiguous run,
-  /// which the forms bin as such (gray floats 640 wide at a 2560-byte pitch walked row by row:
-  /// 95 us for 2^26 pixels, 0.79x CUB; as one run 72 us).
+  /// which the forms bin as such (walked row by row, every row ends in a part-empty trip).
   bool gapless() const { return rows <= 1 || row_stride == row_samples; }
   __device__ __forceinline__ SampleT at(const SampleT* data, std::size_t i, std::size_t& pos) const {
     const std::size_t r = i / row_samples;
@@ -533,13 +529,13 @@ __device__ __forceinline__ void for_each_source_bin(const SampleT* __restrict__ 
   const std::size_t g = whole ? 0 : rank >> src.group_log2;
   if constexpr (unit_vectors<Rule, SampleT>() > 1) {
     // Pixel groups (RGB floats: 750 groups of 4 pixels a 3001-pixel row) are walked as one run
-    // per group of threads: row by row, the last trip of every row ran part-empty (255 -> 239
-    // us, 2^26 pixels). Rows split alike every `classes` rows: 1 where the stride is whole
-    // 16-byte vectors (as cudaMallocPitch gives), up to 16 for an odd byte stride; each class is
-    // walked as its own pitched image, its rows dealt to the groups after the last class's, as
-    // if the classes' rows were one list. The same walk made gray floats 1.3% and bytes 4%
-    // slower (their kernels were already at 61-64 registers; the cursor made the byte kernels
-    // spill), so they keep the walk below (results/h200/pitched-rows/).
+    // per group of threads: row by row, the last trip of every row ran part-empty. Rows split
+    // alike every `classes` rows: 1 where the stride is whole 16-byte vectors (as
+    // cudaMallocPitch gives), up to 16 for an odd byte stride; each class is walked as its own
+    // pitched image, its rows dealt to the groups after the last class's, as if the classes'
+    // rows were one list. Gray floats and bytes keep the walk below: their kernels already sit
+    // at the register budget, and the cursor made them slower (docs/tuning.md, "Histogram
+    // pitched rows").
     const auto odd = static_cast<unsigned>(src.row_stride * sizeof(SampleT) % 16);
     const std::size_t classes = odd == 0 ? 1 : 16 / (odd & (0u - odd));
     for (std::size_t k = 0; k < classes && k < src.rows; ++k) {

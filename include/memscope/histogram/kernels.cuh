@@ -15,13 +15,9 @@ namespace memscope::histogram {
 // The shared-memory kernels (block, DSMEM cluster, split cluster) come built twice, for the
 // blocks of their shared memory one SM holds (plan::blocks_per_sm). Where two fit, the build
 // ptxas sizes itself (launch bounds of 1024 threads and no minimum): 32 registers where the
-// loop fits them, so two blocks share the SM, and that is 10-12% faster than one block with
-// more (float even bins on the H200); a heavier loop keeps what it needs (41 for double level
-// ranges: forced into 32 it spilled and ran 2.5-3.5% slower). Where the shared memory admits
-// only one block, a build promised one (minimum 1) takes up to 64 and is faster: 3-4% (block
-// at 32768 bins, split clusters at 65536 and 262144), 6% on sorted data (DSMEM clusters), 16%
-// (double samples in a split cluster) (results/h200/issue16/experiments/split_loop_try.txt,
-// results/h200/profile-028abf1/).
+// loop fits them, so two blocks share the SM; a heavier loop keeps what it needs rather than
+// spill. Where the shared memory admits only one block, a build promised one (minimum 1) may
+// take up to 64 registers, which is faster (docs/tuning.md, "Histogram register builds").
 
 /// The launch bounds' minimum blocks per SM of the build for BlocksPerSM: 1, or none (0).
 template <int BlocksPerSM>

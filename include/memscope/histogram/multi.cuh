@@ -36,10 +36,9 @@ status multi_run(void* d_temp, std::size_t* temp_bytes, const typename Source::v
       if (d_histogram[a] == nullptr)
         return status::invalid("multi-channel histogram: channel " + std::to_string(a) + "'s output is null");
   }
-  // One channel is the single-channel histogram: its own rule, so the same kernels run. Through
-  // the one-channel wrapper (which adds each bin's channel offset, known only at run time; the
-  // same 32 registers) gray floats ran 9-10% slower than histogram_even on the same samples,
-  // 0.955x CUB (results/h200/profile-20261202/gray/).
+  // One channel is the single-channel histogram: its own rule, so the same kernels run. The
+  // one-channel wrapper adds each bin's channel offset, known only at run time, and ran
+  // measurably slower on the same samples (docs/tuning.md, "Histogram register builds").
   using count_rule = std::conditional_t<Channels == 1, Rule, channels_rule>;
   const count_rule& counting = [&]() -> const count_rule& {
     if constexpr (Channels == 1) return rule.rules[0];

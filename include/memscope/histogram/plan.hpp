@@ -33,7 +33,7 @@ enum class strategy {
 
 struct policy {
   /// 1024 rather than 512: at one block per SM (large histograms) twice the warps hide the
-  /// atomics' latency; measured 1.05-1.5x faster on the H200 (docs/dsmem.md).
+  /// atomics' latency (docs/tuning.md, "Histogram block size").
   static constexpr int block_threads = 1024;
   /// 16-byte loads each thread has in flight per loop trip: 1024 threads x 64 bytes keep
   /// 64 KB per SM on the way, more than DRAM latency needs.
@@ -44,9 +44,9 @@ struct policy {
   static constexpr std::size_t preferred_smem_per_block = 64 * 1024;
   static constexpr int max_cluster_size = 16;
   /// The largest split cluster the automatic choice takes: each block reads and bins every
-  /// sample, so at 4 a 32-bit integer input CUB bins fast (sorted, one bin, out of range) came
-  /// within 0.93x of CUB at 2^17 bins, where copies in global memory keep 1.8x or more on every
-  /// input (docs/dsmem.md). At 8 the repeated reads cost what global atomics do.
+  /// sample, so larger splits lose their lead on inputs CUB bins fast (sorted, one bin, out of
+  /// range) to copies in global memory, and at 8 the repeated reads cost what global atomics do
+  /// (docs/tuning.md, "Histogram strategy choice").
   static constexpr int max_auto_split = 2;
   static constexpr std::int64_t max_bins = histogram::max_bins;
   /// With 32-bit counters more samples than this could wrap a bin (max_samples_for: the
@@ -151,18 +151,16 @@ inline constexpr int row_group_whole_grid_run = 63;
 /// The group that takes a row of row_bytes bytes, rows row_stride_bytes apart, for a grid of
 /// `threads` threads. Rows walked one by one: the group whose busiest warp makes the fewest
 /// loop trips, ties to the larger group. A trip waits for DRAM however few of its loads are
-/// used: 3001 floats a row (750 vectors) went to 128 threads in two trips of up to 512 vectors,
-/// and read 2^26 pixels in 97 us against 72 contiguous. A trip is policy::vectors_per_thread
-/// 16-byte loads a thread, or a row's scalar head or tail; those fall to the lanes that follow
-/// the row's last vector (for_each_source_bin starts each row where the last ended), so they
-/// move between the group's warps only where the vectors a row do not step over whole warps.
-/// `unit_vectors` > 1: each group walks its rows as one run of units of that many vectors
-/// (pixel groups), where the size only balances the rows over the groups: the largest group with
-/// two trips a row, as tuned, unless the whole grid walking every row as one run gives the
-/// busiest thread a sixteenth less (few long rows: 671 rows of 100000 RGB floats went to 132
-/// groups of 1024, 6 rows for the busiest against 5.1 on average, 0.86x CUB on an H200; the
-/// whole grid took 0.89x their time on an H100, docs/dsmem.md). That walk's share of a block
-/// is bounded for units of up to a trip's vectors (block_share).
+/// used, so a row that leaves a trip mostly empty costs a whole trip. A trip is
+/// policy::vectors_per_thread 16-byte loads a thread, or a row's scalar head or tail; those fall
+/// to the lanes that follow the row's last vector (for_each_source_bin starts each row where the
+/// last ended), so they move between the group's warps only where the vectors a row do not step
+/// over whole warps. `unit_vectors` > 1: each group walks its rows as one run of units of that
+/// many vectors (pixel groups), where the size only balances the rows over the groups: the
+/// largest group with two trips a row, as tuned, unless the whole grid walking every row as one
+/// run gives the busiest thread a sixteenth less (few long rows, docs/tuning.md, "Histogram
+/// pitched rows"). That walk's share of a block is bounded for units of up to a trip's vectors
+/// (block_share).
 inline int row_group_log2(std::size_t row_bytes, std::size_t row_stride_bytes, std::size_t rows, std::size_t threads,
                           int unit_vectors) {
   constexpr std::size_t per_thread = policy::vectors_per_thread;
@@ -297,16 +295,15 @@ inline status try_plan_histogram(std::int64_t num_bins, const device_limits& dev
     case strategy::automatic:
       break;
   }
-  // Automatic, from the H200 measurements (docs/dsmem.md): one block's private copy while it
-  // fits at all (even one 227 KB block per SM beats every alternative); then a split cluster
-  // of 2 blocks (each counts its half of the range, L2 serves the repeated reads); past that,
-  // global atomics: with the counters resident in L2 they match split clusters of 8 and beat
-  // every DSMEM remote-atomic cluster. There, copies of the counters (global_private), warp
-  // aggregation and a shared-memory window keep skewed, sorted and hot-bin data, whose
-  // samples crowd a few counters, from serialising on them; try_resolve_global falls back to
-  // one copy and no window where they would not pay. Level ranges skip the split cluster: each
-  // block would search every sample's bin (range f32 at 65536 bins: split 0.68x CUB, copies in
-  // global memory 1.8x).
+  // Automatic, from measurements (docs/tuning.md, "Histogram strategy choice"): one block's
+  // private copy while it fits at all (even one block per SM beats every alternative); then a
+  // split cluster of 2 blocks (each counts its half of the range, L2 serves the repeated
+  // reads); past that, global atomics: with the counters resident in L2 they match split
+  // clusters of 8 and beat every DSMEM remote-atomic cluster. There, copies of the counters
+  // (global_private), warp aggregation and a shared-memory window keep skewed, sorted and
+  // hot-bin data, whose samples crowd a few counters, from serialising on them;
+  // try_resolve_global falls back to one copy and no window where they would not pay. Level
+  // ranges skip the split cluster: each block would search every sample's bin.
   if (whole <= dev.smem_per_block_optin) return chose(block_plan());
   if (dev.cluster_launch && !costly_bins)
     for (int c = 2; c <= policy::max_auto_split; c *= 2)

@@ -66,7 +66,7 @@ struct strided_pattern {
 /// time, the store loop re-evaluated tile_index's switch at every store (three branches and
 /// about ten instructions, SASS in docs/global-and-shared.md), and the suite's four store
 /// warps, one per scheduler, could not hide that chain: padded and swizzled stores measured
-/// 16-20 cycles per warp-access where 1 wavefront is predicted.
+/// several times the cycles that 1 predicted wavefront costs.
 template <tile_layout Layout>
 struct column_pattern {
   static constexpr unsigned period = 32;
@@ -109,11 +109,12 @@ __global__ void __launch_bounds__(policy::block_threads)
   if constexpr (Store) {
     // st.volatile: one store of the full word width per access. A plain st.shared in asm volatile
     // is not enough: ptxas deletes stores that a later store to the same address overwrites
-    // (measured: 0.1 cycles per "access"). A volatile vector lvalue would split into 4-byte stores.
+    // (the loop then times almost nothing). A volatile vector lvalue would split into 4-byte stores.
     // Whole periods unrolled, so every address is a constant offset or one logic op from the
     // lane's (pattern(lane, it0 + j) == pattern(lane, j)): the loop issues little beyond its
     // stores. .volatile also keeps ptxas from merging a naive column's 4-byte stores into
-    // 16-byte ones (a constant value let it: 8 cycles where 32 wavefronts are predicted).
+    // 16-byte ones (a constant value let it, and the column then took a fraction of the cycles
+    // its predicted wavefronts cost).
     const auto store = [&](unsigned word, unsigned value) {
       const auto addr = static_cast<unsigned>(__cvta_generic_to_shared(&s[word]));
       if constexpr (Bytes == 4) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(addr), "r"(value) : "memory");

@@ -27,8 +27,8 @@ struct policy {
   static constexpr int tail_vectors = 4;     // 16-byte loads of partials in flight per thread, adding them
   // tiles_pdl: each block reads up to chunk_tiles consecutive tiles (block_threads * vec_items
   // vectors each), blocks in launch order, as long as that leaves min_waves waves of blocks.
-  // One block per 4-8 tiles keeps the one-block-per-tile read's rate with 4-8x fewer
-  // partials (results/h200/issue20/experiments/reduce_chunks_try.txt).
+  // A block per few tiles keeps the one-block-per-tile read's rate with several times fewer
+  // partials (docs/tuning.md, "Reduce chunks").
   static constexpr int chunk_tiles = 8;
   static constexpr int min_waves = 4;
   static constexpr int finish_threads = 1024;  // the one block that adds tiles_pdl's partials
@@ -228,14 +228,14 @@ __device__ __forceinline__ T grid_stride_block_sum(const T* __restrict__ in, std
     for (int u = 0; u < k; ++u) acc[u] += vector_sum(v[u]);
   }
   // Fewer than k vectors are left per thread: one predicated round keeps them in flight
-  // together (one at a time cost a memory latency each, ~1 us at the end of every sum).
+  // together (one at a time costs a memory latency each at the end of every sum).
   if (i < nv) load_round(inv, i, stride, nv, acc);
   return block_total(acc, in, n);
 }
 
 /// One launch for the whole sum: a persistent grid (grid_stride_block_sum), then the last block
 /// to finish (a counter, after a fence) adds the partials: deterministic, at the cost of a
-/// dependent chain after the last read (fence, counter, the partials' loads; ~1-2 us).
+/// dependent chain after the last read (fence, counter, the partials' loads).
 /// `counter` must be zero before the launch; the last block resets it for the next one.
 template <class T, int Items>
 __global__ void __launch_bounds__(policy::block_threads)
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(policy::block_threads)
 /// block_threads * Items vectors, Items loads in flight per thread, and leaves one partial. The
 /// blocks start in launch order, so the blocks in flight read one compact window, as one block
 /// per tile does (the fastest read order); no combine here (a fence and a counter's round trip
-/// before every block's exit cost 1.2% of the read at 4 GiB, reduce_grid_try.txt).
+/// before every block's exit cost more than the second launch, docs/tuning.md, "Reduce chunks").
 template <class T, int Items>
 __global__ void __launch_bounds__(policy::block_threads)
     reduce_tiles_kernel(const T* __restrict__ in, std::size_t n, unsigned chunk, T* __restrict__ partials) {

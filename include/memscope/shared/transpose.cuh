@@ -94,24 +94,23 @@ namespace block_order {
 constexpr int rows = 0;       // consecutive blocks along a tile row: reads in long runs, writes scattered
 constexpr int diagonal = -1;  // consecutive blocks from every tile row and column
 // Consecutive blocks down a whole tile column: the blocks running at once write long runs of
-// few output rows and read short pieces of many input rows. On the H200 this is 2-8% faster
-// than along rows (writes suffer more from scatter than reads), except where the input's row
-// pitch is a multiple of 128 KiB: the many rows read at once then share every address bit up
-// to bit 16 and fall on few DRAM channels, 0.92-0.93x the copy ceiling
-// (results/h200/issue20/experiments/transpose_sweeps.txt, orders/).
+// few output rows and read short pieces of many input rows, which is faster than along rows
+// (writes suffer more from scatter than reads), except where the input's row pitch is a
+// multiple of 128 KiB: the many rows read at once then share every address bit up to bit 16
+// and fall on few DRAM channels (docs/tuning.md, "Transpose block order").
 constexpr int columns = -2;
 // Down tile columns, consecutive tile columns taken in turn from column_regions(pitch)
 // regions of the matrix's width, so where the input pitch is a multiple of 128 KiB the rows
-// read at once sit 64 KiB apart in their rows (as in a 64 KiB-pitch matrix): 0.96-0.97x on
-// 128, 256 and 512 KiB input rows, where `columns` gives 0.92-0.95x and `rows` 0.93-0.95x
-// (transpose_sweeps.txt, sweeps 7 and 8). Elsewhere the same as `columns`.
+// read at once sit 64 KiB apart in their rows (as in a 64 KiB-pitch matrix), which recovers
+// most of what `columns` and `rows` lose there (docs/tuning.md, "Transpose block order").
+// Elsewhere the same as `columns`.
 constexpr int regions = -3;
 }  // namespace block_order
 
 /// log2 of the regions block_order::regions interleaves for an input row pitch in bytes: the
 /// largest power of two <= pitch / 64 KiB where the pitch is a multiple of 128 KiB, else 0
 /// (one region). A power of two, so a block finds its tile with shifts and masks: a division
-/// by a run-time count there cost 1.3% of the transpose (results/h200/issue20/pdl/regions-div).
+/// by a run-time count there costs a measurable share of the transpose.
 inline int column_region_shift(std::size_t ld_in_bytes) {
   constexpr std::size_t k64 = std::size_t{64} << 10;
   if (ld_in_bytes == 0 || ld_in_bytes % (2 * k64) != 0) return 0;
@@ -157,13 +156,10 @@ struct vector_policy {
 
 /// The library's vector transpose (the `vector64` variant): 64 x 64 tiles, 512 threads, 256-byte
 /// output runs, blocks down tile columns, taken from 64 KiB regions in turn where the input
-/// pitch is a multiple of 128 KiB (block_order::regions). Chosen by transpose/vector_tiles on
-/// the H200: 1.4-1.5% faster than 256 threads with 128-byte runs, 3-11% faster than the earlier
-/// 64 x 64 / 256 along tile rows (results/h200/issue20/orders/tiles-runs.txt). No evict-first
-/// hints: on an H100, without them it ran 1.2-2.3% faster from 64 MiB matrices up when L2 starts
-/// emptied or full of dirty lines, the same warm at 1 GiB, and 0.7-3.7% slower warm at 16-64 MiB
-/// (the same kernel re-run on its own L2-resident data, the one case evict-first helps); and the
-/// kernel that runs next gained nothing from the hints' early evictions (results/h100/l2-regimes/).
+/// pitch is a multiple of 128 KiB (block_order::regions). Chosen by transpose/vector_tiles. No
+/// evict-first hints: they helped only a warm re-run on the kernel's own L2-resident data, cost
+/// large matrices from an emptied or dirty L2, and gave the next kernel nothing (docs/tuning.md,
+/// "Transpose tile").
 using default_vector_policy = vector_policy<64, 64, 512, block_order::regions, false, 256>;
 
 /// The tile (tx, ty) this block takes when the blocks take tiles in `Order` (block_order);
@@ -276,17 +272,13 @@ bool vector_aligned(const T* p, std::size_t ld) {
 /// The sector64 transpose: padded64's tile (64 x 64, pitch 65, 32 x 8 threads), the blocks
 /// taking tiles in vector64's order (down tile columns), and output rows written in whole
 /// 32-byte sectors however they are aligned. A warp store that covers part of a sector costs
-/// as if it moved the whole sector again: output rows off the sector grid (packed
-/// 12289 x 9973 floats) ran every other kernel at ~0.55x the copy ceiling, the same as
-/// coalescing/offset's misaligned writes. So where the rows are off the grid (Halo > 0), the
-/// window of output row c is shifted back by its phase s_c (elements from the sector boundary
-/// before it): this tile writes out[c][by - s_c, by - s_c + 64), which starts on a sector, and
-/// loads Halo input rows above its own to serve it. The windows of one output row partition it
-/// (s_c does not depend on the tile), one more tile row covers the shifted tail. Against
-/// padded64 (results/h200/transpose-unaligned/): 0.91x the copy ceiling against 0.55x on
-/// packed 12289 x 9973 and 9973 x 12289, 0.87-0.89x against 0.50-0.53x on 16383 x 16385 and on a
-/// base one element off; with aligned output rows (Halo = 0) the block order alone gains
-/// 3-8% (0.97x against 0.90x on 16384 x 16384).
+/// as if it moved the whole sector again: output rows off the sector grid ran every other
+/// kernel at about the speed of coalescing/offset's misaligned writes. So where the rows are off
+/// the grid (Halo > 0), the window of output row c is shifted back by its phase s_c (elements
+/// from the sector boundary before it): this tile writes out[c][by - s_c, by - s_c + 64), which
+/// starts on a sector, and loads Halo input rows above its own to serve it. The windows of one
+/// output row partition it (s_c does not depend on the tile), one more tile row covers the
+/// shifted tail (docs/tuning.md, "Transpose of unaligned rows").
 template <class T, int Halo>
 __global__ void __launch_bounds__(32 * policy::block_rows)
     transpose_sector_kernel(const T* __restrict__ in, T* __restrict__ out, int rows, int cols, leading_dims ld,
@@ -343,8 +335,8 @@ void launch_sector(const T* in, T* out, int rows, int cols, leading_dims ld, cud
 }
 
 /// The vector transpose with policy P where both matrices' rows are 16-byte aligned; otherwise
-/// sector64 (the vector kernel's element-by-element path ran 5x slower than padded64 on
-/// 12289x9973 packed floats, and sector64 1.6x faster than padded64 there).
+/// sector64 (the vector kernel's element-by-element path is far slower than padded64 there,
+/// and sector64 faster than both: docs/tuning.md, "Transpose of unaligned rows").
 template <class P, class T>
 void launch_vector(const T* in, T* out, int rows, int cols, leading_dims ld, cudaStream_t s) {
   if (!vector_aligned(in, ld.in) || !vector_aligned(out, ld.out)) return launch_sector(in, out, rows, cols, ld, s);

@@ -23,15 +23,13 @@ struct policy {
   static constexpr int vectors_per_thread = 8;
   /// From this many bytes per copy, both copies of a launch (both directions of a link) are
   /// served by every thread, half its loads in flight for each; below it the grid's blocks
-  /// split between them. Over PCIe, against the blocks split, on one board each: every thread
-  /// copying both ways gained 3.8% at 1 GiB and 8-9% at 4 GiB, was +3% / +1% / -7% at 256 MiB,
-  /// and lost 3-36% from 16 KiB to 64 MiB, where a thread's writes waited behind its reads'
-  /// latency (results/h200/issue18/both-ways/, size-choice/). Unmeasured over NVLink.
+  /// split between them, since a thread's writes would wait behind its reads' latency
+  /// (docs/tuning.md, "SM copy both ways"). Unmeasured over NVLink.
   static constexpr std::size_t every_thread_both_min_bytes = std::size_t{1} << 30;
   /// Pointers that are not all 16-byte aligned: bytes one by one bring the destination onto a
-  /// whole line of this many bytes, the rest goes in 16-byte stores. Onto 16 bytes only, the
-  /// device-to-host copy lost 15-20% (a warp's stores then straddle the link's lines); onto
-  /// 128, it ran as fast as an aligned copy (results/h200/transfer-misaligned/).
+  /// whole line of this many bytes, the rest goes in 16-byte stores. Onto 16 bytes only, a
+  /// warp's device-to-host stores straddle the link's lines (docs/tuning.md, "SM copy
+  /// alignment").
   static constexpr unsigned shifted_align = 128;
 };
 
@@ -51,11 +49,8 @@ __device__ __forceinline__ uint4 join_shifted(uint4 lo, uint4 hi, unsigned q, un
 /// dst[0, bytes) = src[0, bytes) for pointers of any alignment, still in 16-byte stores: a head
 /// of bytes brings dst onto policy::shifted_align, then each thread loads the two aligned
 /// 16-byte chunks of src that its 16 bytes straddle (the next thread loads the same lines, so
-/// the link moves each once) and joins them with __byte_perm. One byte per thread per step,
-/// the way before, ran at 0.30-0.47x cudaMemcpyAsync device to device and 0.43-0.62x over
-/// PCIe; this way 0.86-0.88x device to device where the two addresses agree modulo 4 bytes,
-/// 1.32-1.36x where they do not (cudaMemcpyAsync slows there), and 0.88-0.95x over PCIe
-/// (results/h200/transfer-misaligned/, profile-7efeaf1/misaligned_copy_try.library.txt).
+/// the link moves each once) and joins them with __byte_perm. Byte by byte ran at a fraction of
+/// cudaMemcpyAsync (docs/tuning.md, "SM copy alignment").
 __device__ __forceinline__ void shifted_copy(std::uint8_t* __restrict__ dst, const std::uint8_t* __restrict__ src,
                                              std::size_t bytes, std::size_t tid, std::size_t stride) {
   constexpr unsigned align = policy::shifted_align;
@@ -104,10 +99,10 @@ template <bool Vector, bool EveryThreadBoth = false>
 __global__ void __launch_bounds__(policy::block_threads)
     sm_copy_kernel(copy_job first, copy_job second, std::size_t bytes) {
   static_assert(Vector || !EveryThreadBoth, "unaligned jobs take the grid's blocks split between them");
-  // Restrict-qualified pointers per job, not an array of jobs: without them ptxas took 60
-  // registers instead of 32 for one job, and the blocks-split copy ran 5-8% slower. All four
-  // at function scope: declared inside the vector branch, the loads lost their .nc form and
-  // the registers doubled again.
+  // Restrict-qualified pointers per job, not an array of jobs: without them ptxas took twice
+  // the registers for one job and the blocks-split copy ran slower. All four at function
+  // scope: declared inside the vector branch, the loads lost their .nc form and the registers
+  // doubled again.
   const copy_job a = EveryThreadBoth || blockIdx.y == 0 ? first : second;
   std::uint8_t* __restrict__ dst = a.dst;
   const std::uint8_t* __restrict__ src = a.src;
