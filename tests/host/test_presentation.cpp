@@ -66,21 +66,21 @@ TEST(Presentation, ReportAndAdvisorNameNoSuiteCaseOrAxis) {
 }
 
 // The findings of the bundled H200 profile are the ones the per-suite functions of the report
-// produced (tests/host/data/h200_findings.txt; MEMSCOPE_WRITE_GOLDEN=1 rewrites it from the profile).
+// produced (tests/data/h200_findings.txt; MEMSCOPE_WRITE_GOLDEN=1 rewrites it from the profile).
 TEST(Presentation, BundledProfileKeepsEveryFinding) {
   const auto doc = bundled();
   if (doc.results.empty()) GTEST_SKIP() << "no profile bundled in this build";
   std::multiset<std::string> now;
   std::set<std::string> golden_suites;
   {
-    std::ifstream g(std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/host/data/h200_findings.txt");
+    std::ifstream g(std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/data/h200_findings.txt");
     for (std::string line; std::getline(g, line);)
       if (!line.empty()) golden_suites.insert(line.substr(0, line.find(':')));
   }
   // The suites the golden file knows: suites bundled later add findings of their own.
   for (const auto& f : report::findings(doc, builtin_registry()))
     if (golden_suites.count(f.suite)) now.insert(f.suite + ": " + f.text);
-  const auto golden_path = std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/host/data/h200_findings.txt";
+  const auto golden_path = std::filesystem::path(MEMSCOPE_SOURCE_DIR) / "tests/data/h200_findings.txt";
   if (!std::filesystem::is_directory(golden_path.parent_path()))
     GTEST_SKIP() << "the source tree is not at " << MEMSCOPE_SOURCE_DIR;
   if (std::getenv("MEMSCOPE_WRITE_GOLDEN")) {
