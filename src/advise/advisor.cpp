@@ -142,8 +142,8 @@ answer temporary(const query& q) {
          "registers, per thread",
          "local variables, arrays indexed only by compile-time constants (unrolled loops)",
          "per-thread values that are written often belong in registers: no other space is as fast; a run-time index "
-         "or more than 255 registers' worth moves them to local memory (DRAM-backed), which is slower than shared "
-         "memory",
+         "or more than 255 registers' worth moves them to local memory (DRAM-backed), which is slower than "
+         "shared memory",
          {},
          "memscope/registers/local_array.cuh",
          ""};
