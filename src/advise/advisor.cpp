@@ -135,8 +135,24 @@ void check(const query& q) {
         "a cluster's shared memory decides the answer)");
 }
 
-answer temporary(const query& q) {
+/// `smem_block`: the most shared memory one block may have. A per-thread slice must fit it for at
+/// least one warp's threads, or shared memory cannot hold the temporaries at all.
+answer temporary(const query& q, std::uint64_t smem_block) {
+  constexpr std::uint64_t warp = 32;
   answer a;
+  if (q.bytes && *q.bytes > smem_block / warp) {
+    a = {"temporary/global",
+         "global memory, a slice per thread",
+         "a cudaMalloc'd buffer with each thread's slice interleaved (element i of thread t at i * threads + t), "
+         "so that a warp's accesses coalesce, as local memory lays out spilled arrays",
+         fmt::format("{} per thread is more than a block's {} of shared memory can give each thread of even one warp "
+                     "({} a thread), and far past the 255 registers a thread can hold",
+                     size_text(*q.bytes), size_text(smem_block), size_text(smem_block / warp)),
+         {},
+         "memscope/registers/local_array.cuh",
+         ""};
+    return a;
+  }
   if (!q.bytes || *q.bytes <= 255 * 4) {
     a = {"temporary/registers",
          "registers, per thread",
@@ -283,7 +299,7 @@ answer advise(const query& q, const results_doc* doc, const registry& reg) {
 
   // 1. Short-lived per-thread temporaries: registers, then shared memory.
   if (q.temporary) {
-    a = temporary(q);
+    a = temporary(q, smem_block);
     evidence_log log(a, doc, reg);
     log.cite(question::register_array_limit);
     log.cite(question::spill_cost, q.bytes ? std::optional<double>(static_cast<double>(*q.bytes)) : std::nullopt);

@@ -324,6 +324,9 @@ TEST(Advise, EveryBranchOfTheTree) {
       {q(std::nullopt, mutability::unknown, warp_access::unknown, sharing::thread, true), "temporary/registers",
        "registers, per thread"},
       {q(4096, mutability::written, warp_access::unknown, sharing::thread, true), "temporary/shared", "shared memory"},
+      // More per thread than a block's shared memory gives one warp: no slice of it can hold that.
+      {q(1ull << 30, mutability::written, warp_access::unknown, sharing::thread, true), "temporary/global",
+       "global memory, a slice per thread"},
       {q(16, mutability::read_only, warp_access::uniform), "read-only/small/uniform", "constant memory"},
       {q(64, mutability::read_only, warp_access::uniform, sharing::grid), "read-only/small/uniform", "constant memory"},
       {q(8192, mutability::read_only, warp_access::irregular), "read-only/small/divergent",
