@@ -892,8 +892,23 @@ int run_cli(int argc, char** argv) {
   cmp->add_option("--min-effect", min_effect_pct,
                   "the least difference of medians that can be a verdict, in percent (default 3)")
       ->check(CLI::Range(0.0, 1e6));
-  cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")
-      ->check(CLI::Range(1e-300, 0.5));
+  // A validator of its own: CLI::Range prints its bounds with six decimals, so a lower bound just
+  // above 0 read "0.000000" and "Value 0 not in range 0.000000 to 0.5" contradicted itself.
+  const CLI::Validator probability(
+      [](const std::string& text) -> std::string {
+        double p = 0;
+        try {
+          std::size_t used = 0;
+          p = std::stod(text, &used);
+          if (used != text.size()) return "must be a number above 0 and at most 0.5, not '" + text + "'";
+        } catch (const std::exception&) {
+          return "must be a number above 0 and at most 0.5, not '" + text + "'";
+        }
+        if (!(p > 0 && p <= 0.5)) return "must be above 0 and at most 0.5, not " + text;
+        return "";
+      },
+      "in (0, 0.5]");
+  cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(probability);
 
   advise_flags af;
   auto* adv = app.add_subcommand("advise", "which memory for my data? the seeds' decision tree with measured figures");

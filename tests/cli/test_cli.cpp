@@ -214,6 +214,12 @@ TEST(Cli, ReportCompareAdviseBadInput) {
                         "gzip-compressed but cannot be read: truncated");
   expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"),
                         exit_usage, "no timed case in common");
+  // --alpha: one range, stated as the check applies it (no "0 not in range 0.000000").
+  const std::string pair = temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3);
+  expect_one_line_error("compare " + pair + " --alpha 0", exit_usage, "must be above 0 and at most 0.5, not 0");
+  expect_one_line_error("compare " + pair + " --alpha 0.6", exit_usage, "must be above 0 and at most 0.5, not 0.6");
+  expect_one_line_error("compare " + pair + " --alpha nan", exit_usage, "must be above 0 and at most 0.5, not nan");
+  expect_one_line_error("compare " + pair + " --alpha 1e-3x", exit_usage, "must be a number above 0");
   expect_one_line_error("advise --read-only --written", exit_usage, "contradict");
   expect_one_line_error("advise --temporary --read-only", exit_usage, "contradict");
   expect_one_line_error("advise --bytes 0 --read-only", exit_usage, "at least 1");

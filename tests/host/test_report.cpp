@@ -568,10 +568,12 @@ TEST(Compare, RankTestAndEffectSizeDecideTogether) {
                                      doc_with({sampled_row("x", 1.1e-3, 0.3, 2, 10)}), builtin_registry());
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
   report::compare_options bad;
-  bad.alpha = 0;
-  EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}),
-                               builtin_registry(), bad),
-               usage_error);
+  for (const double alpha : {0.0, 0.6, std::nan("")}) {
+    bad.alpha = alpha;
+    EXPECT_THROW(report::compare(doc_with({row("s", "x", {}, 1e-3)}), doc_with({row("s", "x", {}, 1e-3)}),
+                                 builtin_registry(), bad),
+                 usage_error);
+  }
 }
 
 namespace {
