@@ -624,7 +624,7 @@ results_doc load_docs(const std::vector<std::string>& paths) {
 int do_report(const std::vector<std::string>& files, const std::string& html, const std::string& md) {
   if (html.empty() && md.empty())
     throw usage_error("report: say where to write it: -o report.html and/or --markdown report.md");
-  check_outputs({html, md}, files);
+  prepare_outputs({html, md}, files);
   const auto boards = files.empty() ? std::vector<results_doc>{} : boards_in(files);
   if (boards.size() > 1) {
     // The fleet: each board's runs merged on their own, then compared board by board. The
@@ -661,7 +661,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
 int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace) {
   if (files.size() < 2) throw usage_error("merge: give at least two results files");
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
-  check_outputs({out}, files);
+  prepare_outputs({out}, files);
   for (std::size_t i = 0; i < files.size(); ++i)
     for (std::size_t k = 0; k < i; ++k)
       if (same_file(files[i], files[k])) throw usage_error("merge: '" + files[i] + "' is given twice");

@@ -214,6 +214,15 @@ TEST(Cli, ReportCompareAdviseBadInput) {
                         "gzip-compressed but cannot be read: truncated");
   expect_one_line_error("compare " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3, "reduce"),
                         exit_usage, "no timed case in common");
+  // An output that cannot be written is bad input before any work, in every command: its
+  // directories are made as run makes them, and a parent that is a file is refused (exit 2).
+  const std::string blocker = ::testing::TempDir() + "a-file";
+  f = std::fopen(blocker.c_str(), "w");
+  std::fclose(f);
+  expect_one_line_error("report -o " + blocker + "/x.html", exit_usage, "cannot");
+  expect_one_line_error(
+      "merge " + temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3) + " -o " + blocker + "/m.json",
+      exit_usage, "cannot");
   // --alpha: one range, stated as the check applies it (no "0 not in range 0.000000").
   const std::string pair = temp_results("a.json", 1e-3) + " " + temp_results("b.json", 1e-3);
   expect_one_line_error("compare " + pair + " --alpha 0", exit_usage, "must be above 0 and at most 0.5, not 0");
@@ -344,7 +353,8 @@ TEST(Cli, OutputsAreWrittenWholeOrNotAtAll) {
   std::fputs("keep", f);
   std::fclose(f);
   // The second output cannot be written: nothing is written, the first file keeps its text.
-  expect_one_line_error("report -o " + keep + " --markdown /proc/memscope-x.md", exit_runtime, "cannot write");
+  // Found before any work, as run finds it: bad input (exit 2), in every command.
+  expect_one_line_error("report -o " + keep + " --markdown /proc/memscope-x.md", exit_usage, "cannot write");
   f = std::fopen(keep.c_str(), "r");
   char buf[16] = {};
   std::fgets(buf, sizeof buf, f);
@@ -353,7 +363,7 @@ TEST(Cli, OutputsAreWrittenWholeOrNotAtAll) {
   const auto in = temp_results("in.json", 1e-3);
   expect_one_line_error("report " + in + " -o " + in, exit_usage, "both an input and an output");
   expect_one_line_error("report -o " + keep + " --markdown " + keep, exit_usage, "named as two outputs");
-  expect_one_line_error("report -o " + ::testing::TempDir(), exit_runtime, "is a directory");
+  expect_one_line_error("report -o " + ::testing::TempDir(), exit_usage, "is a directory");
   expect_one_line_error("report /nonexistent-dir -o " + keep, exit_usage, "cannot open");
 }
 
