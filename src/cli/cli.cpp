@@ -174,7 +174,9 @@ timing_policy timing_from_flags(const run_flags& f) {
   // A value the user did not give follows the one they did: --min-samples 2000 raises the
   // sample cap rather than contradict the default.
   if (f.min_samples && !f.max_samples) t.max_samples = std::max(t.max_samples, t.min_samples);
-  if (f.min_time && !f.timeout) t.timeout_s = std::max(t.timeout_s, 2 * t.min_time_s);
+  // Capped, so that the derived --timeout never reports an out-of-range --min-time as its own.
+  if (f.min_time && !f.timeout)
+    t.timeout_s = std::min(std::max(t.timeout_s, 2 * t.min_time_s), timing_policy::max_seconds);
   if (const auto why = t.problem(); !why.empty()) throw usage_error(why);
   if (f.run_once &&
       (f.min_samples || f.max_samples || f.min_time || f.max_noise_pct || f.timeout || f.resample_throttled))

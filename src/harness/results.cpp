@@ -503,9 +503,9 @@ timing_policy timing_from_json(const checker& c, const json& j, const std::strin
   timing_policy p;
   p.min_samples = c.integer<int>(j, path, "min_samples", 1);
   p.max_samples = c.integer<int>(j, path, "max_samples", 1);
-  p.max_noise = c.number(j, path, "max_noise_rse", 1e-12, 1e6);
-  p.min_time_s = c.number(j, path, "min_time_s", 0, 1e6);
-  p.timeout_s = c.number(j, path, "timeout_s", 1e-12, 1e6);
+  p.max_noise = c.number(j, path, "max_noise_rse", 1e-12, timing_policy::max_noise_fraction);
+  p.min_time_s = c.number(j, path, "min_time_s", 0, timing_policy::max_seconds);
+  p.timeout_s = c.number(j, path, "timeout_s", 1e-12, timing_policy::max_seconds);
   p.compared_samples = c.integer<int>(j, path, "compared_samples", 1);
   p.run_once = c.boolean(j, path, "run_once");
   p.throttle_threshold = c.number(j, path, "throttle_threshold", 0, 1);

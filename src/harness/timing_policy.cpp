@@ -22,8 +22,12 @@ std::string timing_policy::problem() const {
     return "--max-samples (" + std::to_string(max_samples) + ") is below --min-samples (" +
            std::to_string(min_samples) + ")";
   if (!fin(max_noise) || max_noise <= 0) return "--max-noise must be a percentage above 0";
+  if (max_noise > max_noise_fraction)
+    return "--max-noise must be at most " + num(100 * max_noise_fraction) + " percent";
   if (!fin(min_time_s) || min_time_s < 0) return "--min-time must be at least 0 seconds";
+  if (min_time_s > max_seconds) return "--min-time must be at most " + num(max_seconds) + " seconds";
   if (!fin(timeout_s) || timeout_s <= 0) return "--timeout must be above 0 seconds";
+  if (timeout_s > max_seconds) return "--timeout must be at most " + num(max_seconds) + " seconds";
   if (min_time_s > timeout_s)
     return "--min-time (" + num(min_time_s) + " s) exceeds --timeout (" + num(timeout_s) +
            " s): no point could ever converge";

@@ -35,6 +35,12 @@ struct timing_policy {
   double throttle_threshold = 0.75;
   bool resample_throttled = false;
 
+  /// The largest --min-time, --timeout (seconds) and max_noise (a fraction) a results file may
+  /// hold: the command line refuses what the reader would refuse, so no run writes a file that
+  /// report, compare and merge then reject.
+  static constexpr double max_seconds = 1e6;
+  static constexpr double max_noise_fraction = 1e6;
+
   static timing_policy full() { return {}; }
   static timing_policy quick() {
     timing_policy p;

@@ -385,6 +385,11 @@ TEST(Cli, StoppingRuleAndJournalBadInput) {
   expect_one_line_error("run bandwidth --max-noise 0", exit_usage, "--max-noise");
   expect_one_line_error("run bandwidth --max-noise -1", exit_usage, "--max-noise");
   expect_one_line_error("run bandwidth --timeout 0", exit_usage, "--timeout");
+  // What the command line takes, the results reader takes: nothing past its caps.
+  expect_one_line_error("run bandwidth --timeout 1e7", exit_usage, "--timeout must be at most 1e+06 seconds");
+  expect_one_line_error("run bandwidth --max-noise 1e9", exit_usage, "--max-noise must be at most 1e+08 percent");
+  expect_one_line_error("run bandwidth --min-time 2e6", exit_usage, "--min-time must be at most 1e+06 seconds");
+  expect_one_line_error("run bandwidth --min-time 1e308", exit_usage, "--min-time must be at most");
   expect_one_line_error("run bandwidth --min-time 5 --timeout 1", exit_usage, "exceeds --timeout");
   expect_one_line_error("run bandwidth --throttle-threshold 2", exit_usage, "--throttle-threshold");
   expect_one_line_error("run bandwidth --run-once --min-samples 5", exit_usage, "--run-once");
