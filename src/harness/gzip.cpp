@@ -50,6 +50,13 @@ std::string gunzip(std::string_view bytes, std::size_t max_bytes) {
     s.next_out = reinterpret_cast<Bytef*>(buf);
     s.avail_out = sizeof buf;
     ret = inflate(&s, Z_NO_FLUSH);
+    // A member ended: gzip files may hold several (`cat a.gz b.gz`, pigz, bgzip), which read as
+    // their texts one after the other, as `gzip -d` reads them. Another member starts here only
+    // where gzip's magic does; anything else after the end is refused below.
+    if (ret == Z_STREAM_END && is_gzip(bytes.substr(bytes.size() - s.avail_in - left))) {
+      if (inflateReset(&s) != Z_OK) throw gzip_error("zlib could not start the next gzip member" + zlib_says(s));
+      ret = Z_OK;
+    }
     // Input is fed whenever zlib has none, so "no progress possible" means the input ran out.
     if (ret == Z_BUF_ERROR) throw gzip_error("truncated gzip stream: it ends before its end marker");
     if (ret == Z_MEM_ERROR) throw gzip_error("out of memory while inflating");
@@ -61,7 +68,7 @@ std::string gunzip(std::string_view bytes, std::size_t max_bytes) {
     out.append(buf, produced);
   }
   if (s.avail_in != 0 || left != 0)
-    throw gzip_error(fmt::format("{} bytes follow the end of the gzip stream (a second member, or something else)",
+    throw gzip_error(fmt::format("{} bytes follow the end of the gzip stream, and they are not another gzip member",
                                  s.avail_in + left));
   return out;
 }

@@ -23,8 +23,9 @@ bool is_gzip(std::string_view bytes);
 /// Whether an output named `path` is written compressed: its name ends in ".gz".
 bool names_gzip(std::string_view path);
 
-/// One gzip member, inflated. Throws gzip_error for a corrupt or truncated stream, bytes after
-/// its end, or an output past `max_bytes` (a few kilobytes must not fill the host's memory).
+/// A gzip stream of one or more members, inflated (the members' texts one after the other).
+/// Throws gzip_error for a corrupt or truncated member, bytes after the last member that do not
+/// start another, or an output past `max_bytes` (a few kilobytes must not fill the host's memory).
 std::string gunzip(std::string_view bytes, std::size_t max_bytes);
 
 /// `text` as one gzip member (zlib's default level; no name or time in the header, so the same
