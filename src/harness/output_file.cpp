@@ -103,7 +103,15 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     if (!ok || !closed) throw io_error("cannot write '" + path + "': " + std::strerror(ok ? errno : err));
     return;
   }
-  const fs::path target(path);
+  // A symbolic link is kept: the file it names is replaced (the temporary file beside that
+  // file, so the rename stays on its file system), as an editor saving through a link would.
+  fs::path target(path);
+  for (int hops = 0; fs::is_symlink(fs::symlink_status(target, ec)); ++hops) {
+    // read_symlink, not canonical: the file a link names need not exist yet.
+    const fs::path next = fs::read_symlink(target, ec);
+    if (ec || hops == 40) throw io_error("cannot write '" + path + "': cannot follow its symbolic link");
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
   const fs::path tmp = dir / ("." + target.filename().string() + ".memscope-" + std::to_string(rd()) + ".tmp");

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -266,4 +267,29 @@ TEST(OutputFile, FailedWritesLeaveTheTargetAndOutputsAreCheckedFirst) {
   std::ifstream again(keep);
   std::string now((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
   EXPECT_EQ(now, "new");
+}
+
+// An output given as a symbolic link stays a link; the file it names gets the new text.
+TEST(OutputFile, ASymbolicLinkIsKeptAndItsFileWritten) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / "link-out";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "real");
+  const fs::path file = dir / "real" / "report.html", link = dir / "link.html";
+  std::ofstream(file) << "old";
+  fs::create_symlink(file, link);
+  write_output(link.string(), [](std::ostream& o) { o << "new"; });
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  std::ifstream in(file);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "new");
+  // A link to a file not there yet: the file is made where the link points.
+  const fs::path dangling = dir / "later.html";
+  fs::create_symlink(dir / "real" / "later-target.html", dangling);
+  write_output(dangling.string(), [](std::ostream& o) { o << "made"; });
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dangling)));
+  EXPECT_TRUE(fs::is_regular_file(dir / "real" / "later-target.html"));
+  std::size_t leftovers = 0;
+  for (const auto& e : fs::directory_iterator(dir / "real")) leftovers += e.path().extension() == ".tmp";
+  EXPECT_EQ(leftovers, 0u);
 }
