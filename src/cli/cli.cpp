@@ -805,25 +805,13 @@ const CLI::Validator plain_journal(
 
 }  // namespace
 
-/// An error message as it may reach a terminal: names from a results file or the command line
-/// may hold control characters (an escape sequence would recolour or clear the screen), so every
-/// byte below 0x20 and 0x7f is written as \xNN.
-static std::string printable(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const unsigned char c : text)
-    if (c < 0x20 || c == 0x7f) out += fmt::format("\\x{:02x}", c);
-    else out += static_cast<char>(c);
-  return out;
-}
-
 int run_cli(int argc, char** argv) {
   given_args().assign(argv + 1, argv + argc);
   CLI::App app{"memscope: measure, demonstrate and explain the CUDA memory hierarchy on this GPU"};
   app.set_version_flag("--version", std::string("memscope ") + tool_version + " (commit " + git_commit + ")");
   app.require_subcommand(1);
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return "memscope: error: " + printable(e.what()) + " (memscope --help shows the usage)\n";
+    return "memscope: error: " + terminal_safe(e.what()) + " (memscope --help shows the usage)\n";
   });
 
   int info_device = 0;
@@ -991,16 +979,16 @@ int run_cli(int argc, char** argv) {
     }
     if (*adv) return do_advise(af);
   } catch (const results_error& e) {
-    std::cerr << "memscope: error: " << printable(e.what()) << '\n';
+    std::cerr << "memscope: error: " << terminal_safe(e.what()) << '\n';
     return exit_usage;
   } catch (const usage_error& e) {
-    std::cerr << "memscope: error: " << printable(e.what()) << '\n';
+    std::cerr << "memscope: error: " << terminal_safe(e.what()) << '\n';
     return exit_usage;
   } catch (const no_code_error& e) {
-    std::cerr << "memscope: error: " << printable(e.what()) << '\n';
+    std::cerr << "memscope: error: " << terminal_safe(e.what()) << '\n';
     return exit_no_device;
   } catch (const no_device_error& e) {
-    std::cerr << "memscope: error: " << printable(e.what()) << "; `memscope list` and `--help` work without a GPU"
+    std::cerr << "memscope: error: " << terminal_safe(e.what()) << "; `memscope list` and `--help` work without a GPU"
               << (*bundled_profile_json()
                       ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "
                                     "from an H200 profile built in (") +
@@ -1009,7 +997,7 @@ int run_cli(int argc, char** argv) {
               << "\n";
     return exit_no_device;
   } catch (const std::exception& e) {
-    std::cerr << "memscope: error: " << printable(e.what()) << '\n';
+    std::cerr << "memscope: error: " << terminal_safe(e.what()) << '\n';
     return exit_runtime;
   }
   return exit_usage;
