@@ -898,18 +898,20 @@ int run_cli(int argc, char** argv) {
   // above 0 read "0.000000" and "Value 0 not in range 0.000000 to 0.5" contradicted itself.
   const CLI::Validator probability(
       [](const std::string& text) -> std::string {
+        constexpr double max = report::compare_options::max_alpha;
         double p = 0;
+        std::size_t used = 0;
         try {
-          std::size_t used = 0;
           p = std::stod(text, &used);
-          if (used != text.size()) return "must be a number above 0 and at most 0.5, not '" + text + "'";
         } catch (const std::exception&) {
-          return "must be a number above 0 and at most 0.5, not '" + text + "'";
+          used = 0;
         }
-        if (!(p > 0 && p <= 0.5)) return "must be above 0 and at most 0.5, not " + text;
+        if (used == 0 || used != text.size())
+          return fmt::format("must be a number above 0 and at most {}, not '{}'", max, text);
+        if (!(p > 0 && p <= max)) return fmt::format("must be above 0 and at most {}, not {}", max, text);
         return "";
       },
-      "in (0, 0.5]");
+      fmt::format("in (0, {}]", report::compare_options::max_alpha));
   cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(probability);
 
   advise_flags af;

@@ -53,8 +53,8 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
 comparison compare(const results_doc& a, const results_doc& b, const registry& reg, const compare_options& opt) {
   if (!(std::isfinite(opt.min_effect) && opt.min_effect >= 0))
     throw usage_error("--min-effect takes a percentage of at least 0");
-  if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha <= 0.5))
-    throw usage_error("--alpha must be above 0 and at most 0.5");
+  if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha <= compare_options::max_alpha))
+    throw usage_error(fmt::format("--alpha must be above 0 and at most {}", compare_options::max_alpha));
   const auto in_a = timed_rows(a, "A");
   const auto in_b = timed_rows(b, "B");
   comparison c;

@@ -34,6 +34,8 @@ struct compare_options {
   double min_effect = 0.03;
   /// ... and, where both rows kept their samples, a rank test this sure (two-sided p below).
   double alpha = 0.001;
+  /// The largest alpha taken (the command line and compare() check the same bound).
+  static constexpr double max_alpha = 0.5;
 };
 
 struct comparison {
