@@ -1,5 +1,5 @@
 #pragma once
-// The reference profile compiled into the binary (results/README.md).
+// The reference profile compiled into the binary: its gzip bytes, embedded by CMake.
 
 #include "harness/results.hpp"
 
