@@ -991,7 +991,7 @@ int run_cli(int argc, char** argv) {
     return exit_no_device;
   } catch (const no_device_error& e) {
     std::cerr << "memscope: error: " << terminal_safe(e.what()) << "; `memscope list` and `--help` work without a GPU"
-              << (*bundled_profile_json()
+              << (!bundled_profile_gz().empty()
                       ? std::string(", and so do `memscope report -o report.html` and `memscope advise`, "
                                     "from an H200 profile built in (") +
                             bundled_profile_source() + ")"

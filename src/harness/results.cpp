@@ -936,10 +936,8 @@ results_doc load_results(const std::string& path) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) throw results_error("cannot read results file '" + path + "'");
   if (is_gzip(text)) {
-    // 1 GiB of JSON is a hundred times the whole bundled profile: past it, a small file is a bomb.
-    constexpr std::size_t max_inflated = std::size_t{1} << 30;
     try {
-      text = gunzip(text, max_inflated);
+      text = gunzip(text, max_inflated_results);
     } catch (const gzip_error& e) {
       throw results_error("'" + path + "' is gzip-compressed but cannot be read: " + e.what());
     }

@@ -11,7 +11,7 @@ const char* bundled_profile_json() {
   // broken build, not bad input: let gzip_error say so.
   static const std::string text = [] {
     const auto gz = bundled_profile_gz();
-    return gz.empty() ? std::string() : gunzip(gz, std::size_t{1} << 30);
+    return gz.empty() ? std::string() : gunzip(gz, max_inflated_results);
   }();
   return text.c_str();
 }
