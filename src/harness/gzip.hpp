@@ -17,10 +17,6 @@ class gzip_error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The most JSON a compressed results document may inflate to: 1 GiB is a hundred times the
-/// whole bundled profile, so past it a small file is a bomb.
-inline constexpr std::size_t max_inflated_results = std::size_t{1} << 30;
-
 /// Whether `bytes` start with gzip's magic (1f 8b), however the file is named.
 bool is_gzip(std::string_view bytes);
 

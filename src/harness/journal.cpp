@@ -1,4 +1,5 @@
 #include "harness/journal.hpp"
+#include "harness/input_file.hpp"
 
 #include "harness/output_file.hpp"
 #include "memscope/version.hpp"
@@ -79,10 +80,12 @@ journal_args args_from_json(const json& j, const std::string& where) {
 }  // namespace
 
 journal_contents read_journal(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw journal_error("cannot open journal '" + path + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw journal_error("cannot read journal '" + path + "'");
+  std::string text;
+  try {
+    text = read_input(path, max_results_bytes, "journal");
+  } catch (const input_error& e) {
+    throw journal_error(e.what());
+  }
   if (text.empty()) throw journal_error("journal '" + path + "' is empty: not a memscope journal");
   journal_contents jc;
   std::size_t pos = 0, line_no = 0;

@@ -1,6 +1,7 @@
 #include "harness/results.hpp"
 
 #include "harness/gzip.hpp"
+#include "harness/input_file.hpp"
 #include "harness/output_file.hpp"
 
 #include <fmt/format.h>
@@ -925,19 +926,25 @@ std::vector<results_doc> split_boards(const results_doc& doc) {
 
 void save_results(const results_doc& doc, const std::string& path) {
   const auto text = to_json(doc).dump(2);
+  // Never write what memscope would refuse to read back (a merge of many large runs).
+  try {
+    check_readable_size(text.size(), path);
+  } catch (const input_error& e) {
+    throw io_error(e.what());
+  }
   write_output(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 
 results_doc load_results(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw results_error("'" + path + "' is a directory, not a results file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw results_error("cannot open results file '" + path + "'");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw results_error("cannot read results file '" + path + "'");
+  std::string text;
+  try {
+    text = read_input(path, max_results_bytes, "results file");
+  } catch (const input_error& e) {
+    throw results_error(e.what());
+  }
   if (is_gzip(text)) {
     try {
-      text = gunzip(text, max_inflated_results);
+      text = gunzip(text, max_results_bytes);
     } catch (const gzip_error& e) {
       throw results_error("'" + path + "' is gzip-compressed but cannot be read: " + e.what());
     }

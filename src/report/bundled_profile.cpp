@@ -1,6 +1,7 @@
 #include "report/bundled_profile.hpp"
 
 #include "harness/gzip.hpp"
+#include "harness/input_file.hpp"
 
 #include <string>
 
@@ -11,7 +12,7 @@ const char* bundled_profile_json() {
   // broken build, not bad input: let gzip_error say so.
   static const std::string text = [] {
     const auto gz = bundled_profile_gz();
-    return gz.empty() ? std::string() : gunzip(gz, max_inflated_results);
+    return gz.empty() ? std::string() : gunzip(gz, max_results_bytes);
   }();
   return text.c_str();
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <csignal>
@@ -421,6 +422,19 @@ TEST(Cli, StoppingRuleAndJournalBadInput) {
   std::ofstream(cut) << "{\"format\":\"memscope-journal\",\"version\":1";
   expect_one_line_error("run --resume " + cut, exit_usage, "cut off");
   expect_one_line_error("run --resume " + cut + " bandwidth", exit_usage, "give it alone");
+  // Inputs that are not regular files are refused before they are opened: a FIFO would block
+  // until a writer came, /dev/zero would never end.
+  expect_one_line_error("run --resume " + dir, exit_usage, "is a directory, not a journal");
+  expect_one_line_error("run --resume /dev/zero", exit_usage, "is a device, not a journal");
+  const std::string fifo = dir + "memscope-test.fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  expect_one_line_error("run --resume " + fifo, exit_usage, "is a pipe (FIFO), not a journal");
+  expect_one_line_error("report " + fifo + " -o " + dir + "fifo.html", exit_usage, "is a pipe (FIFO), not a results");
+  expect_one_line_error("report /dev/zero -o " + dir + "zero.html", exit_usage, "is a device, not a results file");
+  expect_one_line_error("compare /dev/zero " + foreign, exit_usage, "is a device");
+  expect_one_line_error("merge " + fifo + " " + foreign + " -o " + dir + "m.json", exit_usage, "pipe (FIFO)");
+  std::remove(fifo.c_str());
   expect_one_line_error("run bandwidth --json " + dir + "j.json.gz --journal " + dir + "j.journal.gz", exit_usage,
                         "never compressed");
 }
