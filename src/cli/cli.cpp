@@ -3,6 +3,7 @@
 
 #include "core/device_query.hpp"
 #include "harness/gzip.hpp"
+#include "harness/input_file.hpp"
 #include "harness/journal.hpp"
 #include "harness/stop_signal.hpp"
 #include "harness/launcher.hpp"
@@ -97,9 +98,16 @@ std::vector<std::string> finding_lines(const results_doc& doc) {
   return lines;
 }
 
-template <class Writer>
-void write_file(const std::string& path, Writer&& w) {
-  if (!path.empty()) write_output(path, w);
+/// Stages the results document for `path` (nothing when it is empty).
+void stage_results(output_batch& out, const results_doc& doc, const std::string& path) {
+  if (path.empty()) return;
+  const auto text = to_json(doc).dump(2);
+  try {
+    check_readable_size(text.size(), path);  // never write what memscope would refuse to read
+  } catch (const input_error& e) {
+    throw io_error(e.what());
+  }
+  out.add(path, [&](std::ostream& o) { o << text << '\n'; });
 }
 
 int do_info(int device, bool as_json) {
@@ -234,6 +242,7 @@ void prepare_outputs(const std::vector<std::string>& outs, const std::vector<std
 
 /// Table, findings, files and the closing line of a run; the exit code.
 int finish_run(const results_doc& doc, const run_flags& f, const std::string& journal) {
+  output_batch out;  // every output replaced together, once all are written
   print_table(doc, std::cout);
   const auto found = finding_lines(doc);
   if (!found.empty()) {
@@ -241,10 +250,11 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
     for (const auto& l : found) std::cout << "  " << l << '\n';
   }
   if (doc.mode == "run") std::cout << '\n' << timing_summary(doc) << '\n';
-  if (!f.json_path.empty()) save_results(doc, f.json_path);
-  write_file(f.report_path, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
-  write_file(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
-  write_file(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
+  stage_results(out, doc, f.json_path);
+  out.add(f.report_path, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
+  out.add(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
+  out.add(f.markdown_path, [&](std::ostream& o) { write_markdown(doc, o, found); });
+  out.commit();
   std::cout << summary_line(doc) << std::endl;
   if (!doc.incomplete.empty()) {
     // Asked to stop: not an error, but not a finished run either (128 + N, as the signal would).
@@ -633,20 +643,24 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
     // HTML report draws the first board; the table covers them all.
     const auto table = report::fleet_table(boards, builtin_registry());
     for (const auto& line : table) std::cout << line << '\n';
-    write_file(html, [&](std::ostream& o) { o << report::render_html(boards.front(), builtin_registry()); });
-    write_file(md, [&](std::ostream& o) {
+    output_batch out;
+    out.add(html, [&](std::ostream& o) { o << report::render_html(boards.front(), builtin_registry()); });
+    out.add(md, [&](std::ostream& o) {
       write_markdown(boards.front(), o, finding_lines(boards.front()));
       o << "\n## Boards\n\n```\n";
       for (const auto& line : table) o << line << '\n';
       o << "```\n";
     });
+    out.commit();
     std::cerr << "memscope: report of " << boards.size() << " boards from " << files.size() << " file(s)"
               << (html.empty() ? "" : " -> " + html + " (the first board)") << (md.empty() ? "" : " -> " + md) << '\n';
     return exit_ok;
   }
   const results_doc doc = boards.empty() ? load_docs(files) : boards.front();
-  write_file(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
-  write_file(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
+  output_batch out;
+  out.add(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
+  out.add(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
+  out.commit();
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
             << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)"
                               : std::to_string(files.size()) + " file(s)")

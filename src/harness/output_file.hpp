@@ -29,9 +29,32 @@ void check_outputs(const std::vector<std::string>& outputs, const std::vector<st
 /// parent); throws io_error when that fails.
 void create_parent_directories(const std::string& path);
 
-/// Writes `path` atomically (temporary file + rename). Devices and pipes (/dev/stdout, a FIFO)
-/// are written in place, every write checked. A path ending in .gz is written gzip-compressed.
-/// Throws io_error; the target is untouched on failure.
+/// A command's outputs, replaced together only when every one was written: each is rendered
+/// and written to a temporary file beside its target when added, and commit() renames them all
+/// into place (devices and pipes, /dev/stdout or a FIFO, are written in place first, every
+/// write checked). A path ending in .gz is written gzip-compressed; a symbolic link is kept and
+/// the file it names replaced. What was not committed is removed by the destructor, and by a
+/// fatal signal (SIGINT, SIGTERM, SIGHUP) where the process does not handle it itself.
+class output_batch {
+ public:
+  output_batch() = default;
+  output_batch(const output_batch&) = delete;
+  output_batch& operator=(const output_batch&) = delete;
+  ~output_batch();
+  /// Renders `write` and stages it for `path` (ignored when empty). Throws io_error.
+  void add(const std::string& path, const std::function<void(std::ostream&)>& write);
+  /// Throws io_error: no file is replaced when a device or pipe fails.
+  void commit();
+
+ private:
+  struct staged {
+    std::string path, target, temporary, in_place;
+    int slot = -1;
+  };
+  std::vector<staged> staged_;
+};
+
+/// One output, written as a batch of one. Throws io_error; the target is untouched on failure.
 void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace memscope

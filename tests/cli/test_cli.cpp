@@ -351,10 +351,11 @@ TEST(Cli, AdviseAnswersTheSeedsExamples) {
 
 // Issue 13's file and argument reproducers, as a user meets them.
 TEST(Cli, OutputsAreWrittenWholeOrNotAtAll) {
-  using memscope::exit_runtime;
   using memscope::exit_usage;
-  expect_one_line_error("report -o /dev/full", exit_runtime, "cannot write '/dev/full'");
-  expect_one_line_error("report --markdown /dev/full", exit_runtime, "cannot write '/dev/full'");
+  // A device that takes nothing is found by the output check, before any work (exit 2).
+  expect_one_line_error("report -o /dev/full", exit_usage, "cannot write '/dev/full'");
+  expect_one_line_error("report --markdown /dev/full", exit_usage, "cannot write '/dev/full'");
+  expect_one_line_error("run bandwidth --json /dev/full", exit_usage, "cannot write '/dev/full'");
   const std::string keep = ::testing::TempDir() + "keep.html";
   std::FILE* f = std::fopen(keep.c_str(), "w");
   std::fputs("keep", f);
@@ -364,6 +365,11 @@ TEST(Cli, OutputsAreWrittenWholeOrNotAtAll) {
   expect_one_line_error("report -o " + keep + " --markdown /proc/memscope-x.md", exit_usage, "cannot write");
   f = std::fopen(keep.c_str(), "r");
   char buf[16] = {};
+  std::fgets(buf, sizeof buf, f);
+  std::fclose(f);
+  EXPECT_STREQ(buf, "keep");
+  expect_one_line_error("report -o " + keep + " --markdown /dev/full", exit_usage, "cannot write '/dev/full'");
+  f = std::fopen(keep.c_str(), "r");
   std::fgets(buf, sizeof buf, f);
   std::fclose(f);
   EXPECT_STREQ(buf, "keep");
