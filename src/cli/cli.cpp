@@ -7,6 +7,7 @@
 #include "harness/journal.hpp"
 #include "harness/stop_signal.hpp"
 #include "harness/launcher.hpp"
+#include "harness/map_plan.hpp"
 #include "harness/nvml_nvlink.hpp"
 #include "harness/output_file.hpp"
 #include "harness/progress.hpp"
@@ -20,6 +21,7 @@
 #include "report/fleet.hpp"
 #include "report/findings.hpp"
 #include "report/html_report.hpp"
+#include "report/map.hpp"
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/version.hpp"
 
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -59,7 +62,12 @@ struct run_flags {
   bool run_once = false, resample_throttled = false, quiet = false;
   bool concurrent = false;  // several GPUs at once, a process each (cli/concurrent.hpp)
   std::string journal_path, resume_path;
+  bool map = false;         // the one-minute map's points (memscope map, or run with no suite named)
+  std::string levels_path;  // the map's levels as JSON
 };
+
+/// When the process started: the map reports its wall time, context creation included.
+const std::chrono::steady_clock::time_point process_start = std::chrono::steady_clock::now();
 
 /// The command line as given (without the program name): a --concurrent run starts its board
 /// processes with it.
@@ -170,7 +178,8 @@ int do_list(const std::vector<std::string>& patterns, bool facts) {
 }
 
 timing_policy timing_from_flags(const run_flags& f) {
-  timing_policy t = f.quick ? timing_policy::quick() : timing_policy::full();
+  // The map's points are few and chosen; each takes the quick stopping rule.
+  timing_policy t = f.quick || f.map ? timing_policy::quick() : timing_policy::full();
   if (f.min_samples) t.min_samples = *f.min_samples;
   if (f.max_samples) t.max_samples = *f.max_samples;
   if (f.min_time) t.min_time_s = *f.min_time;
@@ -240,11 +249,30 @@ void prepare_outputs(const std::vector<std::string>& outs, const std::vector<std
   }
 }
 
-/// Table, findings, files and the closing line of a run; the exit code.
+/// The map of a document: its lines on stdout, its levels staged where --levels asks.
+void print_map(const results_doc& doc, const std::string& levels_path, output_batch& out) {
+  const auto h = report::derive_hierarchy(doc, builtin_registry());
+  for (const auto& line : report::map_lines(h, doc.device)) std::cout << terminal_safe(line) << '\n';
+  out.add(levels_path, [&](std::ostream& o) { o << report::map_json(h).dump(2) << '\n'; });
+}
+
+/// Table (or the map), findings, files and the closing line of a run; the exit code.
 int finish_run(const results_doc& doc, const run_flags& f, const std::string& journal) {
   output_batch out;  // every output replaced together, once all are written
-  print_table(doc, std::cout);
-  const auto found = finding_lines(doc);
+  if (f.map) {
+    print_map(doc, f.levels_path, out);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
+    double gpu = 0;
+    for (const auto& r : doc.results)
+      if (r.timed) gpu += r.stats.mean * static_cast<double>(r.stats.count) * r.batch;
+    std::cout << fmt::format(
+        "\nthe map took {:.1f} s from start to finish ({} points; {:.1f} s of timed GPU samples); "
+        "every suite in full: memscope run '*'\n",
+        wall, doc.results.size(), gpu);
+  } else {
+    print_table(doc, std::cout);
+  }
+  const auto found = f.map ? std::vector<std::string>{} : finding_lines(doc);
   if (!found.empty()) {
     std::cout << "\nfindings:\n";
     for (const auto& l : found) std::cout << "  " << l << '\n';
@@ -296,6 +324,7 @@ journal_args journal_args_from(const run_flags& f, const run_request& req) {
   a.patterns = f.patterns;
   a.axes = f.axes;
   a.quick = f.quick;
+  a.map = f.map;
   a.cold = req.cold;
   a.verify = req.verify_only;
   a.device = f.device;
@@ -328,12 +357,13 @@ int do_run_board(const run_flags& f, bool verify_only, const std::string& comman
   const std::string journal = journal_for(f);
 
   // Bad input, and outputs that cannot be written, fail before the GPU is touched.
-  const auto plan = plan_run(builtin_registry(), req);
-  prepare_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path, journal});
+  auto plan = f.map ? std::vector<planned_point>{} : plan_run(builtin_registry(), req);
+  prepare_outputs({f.json_path, f.csv_path, f.markdown_path, f.report_path, f.levels_path, journal});
   const device_info dev = query_device_info(f.device);
-  require_code_for_device(dev);  // before the copy ceiling: not one case may run without code
+  require_code_for_device(dev);                         // before the copy ceiling: not one case may run without code
+  if (f.map) plan = plan_map(builtin_registry(), dev);  // its sizes follow the GPU's caches
   check_footprints(plan, dev);
-  announce(verify_only ? "verify" : "run", dev, plan.size(), req.timing, verify_only, f.quiet);
+  announce(f.map ? "map" : verify_only ? "verify" : "run", dev, plan.size(), req.timing, verify_only, f.quiet);
 
   std::unique_ptr<journal_writer> writer;
   if (!journal.empty()) writer = std::make_unique<journal_writer>(journal, journal_args_from(f, req), dev, command);
@@ -458,6 +488,10 @@ int do_run_concurrent(const run_flags& f, const board_plan& b, bool verify_only)
 
 int do_run(const run_flags& given, bool verify_only, const std::string& command) {
   run_flags f = given;
+  // `memscope run` with no suite named draws the map; verify keeps its default suites.
+  if (!verify_only && f.patterns.empty()) f.map = true;
+  if (f.map && !f.axes.empty())
+    throw usage_error("the map measures the points it chose: --axis goes with a suite (memscope run SUITE --axis ...)");
   const bool board_process = concurrent_board() >= 0;
   if (board_process) {
     // A board process: the parent shows the progress, and reads the results from where it said.
@@ -529,9 +563,11 @@ int do_resume(const run_flags& given, const std::string& command) {
   f.markdown_path = jc.args.markdown_path;
   f.report_path = jc.args.report_path;
   f.quiet = given.quiet;
+  f.map = jc.args.map;
   run_request req = request_from(f, jc.args.verify, command);  // this process's rows say how they were run
   req.timing = jc.args.timing;
-  const auto plan = plan_run(builtin_registry(), req);
+  // A map's points follow the GPU: planned on the board that resumes it (same model, checked below).
+  const auto plan = f.map ? plan_map(builtin_registry(), jc.device) : plan_run(builtin_registry(), req);
 
   // Every journal row must be a point of the run its header describes.
   std::set<std::string> planned;
@@ -674,6 +710,19 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   return exit_ok;
 }
 
+/// `memscope map --from FILE`: the map of rows already measured (no GPU needed).
+int do_map_from(const std::string& file, const std::string& levels, const std::string& html) {
+  prepare_outputs({levels, html}, file == "bundled" ? std::vector<std::string>{} : std::vector<std::string>{file});
+  const results_doc doc = load_docs(file == "bundled" ? std::vector<std::string>{} : std::vector<std::string>{file});
+  output_batch out;
+  print_map(doc, levels, out);
+  out.add(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
+  out.commit();
+  std::cerr << "memscope: map of " << doc.results.size() << " rows from "
+            << (file == "bundled" ? std::string(bundled_profile_source()) + " (bundled)" : file) << '\n';
+  return exit_ok;
+}
+
 int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace) {
   if (files.size() < 2) throw usage_error("merge: give at least two results files");
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
@@ -798,7 +847,9 @@ int do_advise(const advise_flags& f) {
 }
 
 void add_pattern_and_device(CLI::App* cmd, run_flags& f) {
-  cmd->add_option("patterns", f.patterns, "suites or suite/case globs (default: the default suites)");
+  cmd->add_option(
+      "patterns", f.patterns,
+      "suites or suite/case globs (run with none: the one-minute map; verify with none: the default suites)");
   cmd->add_option("--device,-d", f.devices,
                   "GPUs to measure, one after another: N, N,M,... or all (default 0; under srun/mpirun the rank's "
                   "local GPU); with several, each board's outputs get .HOST.gpuN in their names");
@@ -875,6 +926,25 @@ int run_cli(int argc, char** argv) {
                   "append each finished point to this file (default: beside the first output, FILE.journal)")
       ->check(plain_journal);
   run->add_option("--resume", rf.resume_path, "finish the run this journal recorded, in this process");
+  run->add_option("--levels", rf.levels_path,
+                  "with no suite named (the map): write its levels as JSON, each figure with the row it came from");
+
+  run_flags mf;
+  std::string map_from;
+  auto* map = app.add_subcommand(
+      "map",
+      "the memory hierarchy in about a minute: each level's capacity, latency and read bandwidth, and who "
+      "shares it (what `memscope run` does with no suite named)");
+  map->add_option("--device,-d", mf.devices, "the GPU to map (default 0); N,M,... or all: one after another");
+  map->add_option("--json", mf.json_path, "write the results document of the map's points (FILE.gz: gzip-compressed)");
+  map->add_option("--report", mf.report_path, "write the HTML report: the hierarchy drawn to scale, then each chart");
+  map->add_option("--levels", mf.levels_path, "write the levels as JSON, each figure with the row it came from");
+  map->add_option("--journal", mf.journal_path, "append each finished point to this file (default: beside --json)")
+      ->check(plain_journal);
+  map->add_flag("--quiet,-q", mf.quiet, "no progress on stderr");
+  map->add_option("--from", map_from,
+                  "draw the map of a results file instead of measuring (no GPU needed); 'bundled': the reference "
+                  "profile built in");
 
   std::vector<std::string> report_files;
   std::string report_html, report_md;
@@ -960,14 +1030,15 @@ int run_cli(int argc, char** argv) {
       argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* a) { return a->get_name() == argv[1]; });
   if (argc > 1 && argv[1][0] == '-' && std::string(argv[1]) != "--help" && std::string(argv[1]) != "-h" &&
       std::string(argv[1]) != "--version") {
-    std::cerr << "memscope: error: unknown option '" << terminal_safe(argv[1])
-              << "' (options go after a command: memscope COMMAND --help; commands: info, list, run, verify, report, "
-                 "merge, compare, advise)\n";
+    std::cerr
+        << "memscope: error: unknown option '" << terminal_safe(argv[1])
+        << "' (options go after a command: memscope COMMAND --help; commands: info, map, list, run, verify, report, "
+           "merge, compare, advise)\n";
     return exit_usage;
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::cerr << "memscope: error: unknown command '" << argv[1]
-              << "' (commands: info, list, run, verify, report, merge, compare, advise)\n";
+              << "' (commands: info, map, list, run, verify, report, merge, compare, advise)\n";
     return exit_usage;
   }
   try {
@@ -980,6 +1051,16 @@ int run_cli(int argc, char** argv) {
   try {
     if (*info) return do_info(info_device, info_json);
     if (*list) return do_list(list_patterns, list_facts_flag);
+    if (*map) {
+      if (!map_from.empty()) {
+        if (!mf.json_path.empty() || !mf.journal_path.empty() || !mf.devices.empty())
+          throw usage_error("map --from draws rows already measured: --json, --journal and --device measure");
+        return do_map_from(map_from, mf.levels_path, mf.report_path);
+      }
+      const stop_on_signals stop_cleanly;
+      mf.map = true;
+      return do_run(mf, false, command);
+    }
     if (*run || *verify) {
       // Ctrl-C, `kill`, `timeout` and a Slurm time limit stop the run between samples; its
       // rows are written, not lost (harness/stop_signal.hpp).

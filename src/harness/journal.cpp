@@ -34,6 +34,7 @@ json args_to_json(const journal_args& a) {
             {"outputs",
              {{"json", a.json_path}, {"csv", a.csv_path}, {"markdown", a.markdown_path}, {"report", a.report_path}}}};
   put_cold(j, a.cold);
+  if (a.map) j["map"] = true;
   return j;
 }
 
@@ -62,6 +63,7 @@ journal_args args_from_json(const json& j, const std::string& where) {
     a.cold = *m;
   }
   a.verify = get<bool>(j, "verify", where);
+  a.map = j.contains("map") && get<bool>(j, "map", where);
   a.device = get<int>(j, "device", where);
   if (!j.contains("timing")) throw journal_error(where + ": lacks \"timing\"");
   try {

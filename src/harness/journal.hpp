@@ -24,6 +24,7 @@ inline constexpr int journal_format_version = 1;
 struct journal_args {
   std::vector<std::string> patterns, axes;  // axes as typed: "NAME=V1,V2"
   bool quick = false, verify = false;
+  bool map = false;  // the one-minute map's points (memscope map), not patterns
   cold_mode cold = cold_mode::off;
   int device = 0;
   timing_policy timing;

@@ -7,6 +7,7 @@
 #include "present/fact.hpp"
 #include "present/figure.hpp"
 #include "present/findings.hpp"
+#include "present/hierarchy.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -54,14 +55,25 @@ struct case_def {
   std::string id() const { return suite + "/" + name; }
 };
 
+/// A point the one-minute map measures (`memscope map`): a case of the suite and its axis values
+/// as --axis takes them ("ws_bytes=1K,2K"), which may depend on the GPU (sizes around its L2).
+/// Axes it does not name take their quick values.
+struct map_point {
+  std::string case_name;
+  std::function<std::vector<std::string>(const device_info&)> axes;
+};
+
 /// What a suite says about its own rows: its charts, its finding rules, the facts the advisor
-/// may ask for, and how rows of older results formats are read (declared in src/suites/).
+/// may ask for, the map's points and what it reads from them, and how rows of older results
+/// formats are read (declared in src/suites/).
 struct suite_info {
   std::string name;
   std::string summary;
   std::vector<present::chart_spec> charts;
   std::vector<present::finding_rule> findings;
   std::vector<present::fact_def> facts;
+  std::vector<map_point> map_points;
+  std::vector<present::map_reader> map_readers;
   /// Brings a row of an older results format up to the current one (enum ordinals to labels).
   std::function<void(case_result&, int from_version)> upgrade;
 };

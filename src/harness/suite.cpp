@@ -64,6 +64,22 @@ suite& suite::finding(present::finding_rule r) {
   return *this;
 }
 
+suite& suite::map_point(std::string case_name, std::vector<std::string> axes) {
+  return map_point(std::move(case_name), [axes](const device_info&) { return axes; });
+}
+
+suite& suite::map_point(std::string case_name, std::function<std::vector<std::string>(const device_info&)> axes) {
+  if (!reg_.find_case(name_, case_name))
+    throw std::logic_error("map point of suite " + name_ + " names an unknown case: " + case_name);
+  reg_.suite(name_).map_points.push_back({std::move(case_name), std::move(axes)});
+  return *this;
+}
+
+suite& suite::map_reader(present::map_reader r) {
+  reg_.suite(name_).map_readers.push_back(std::move(r));
+  return *this;
+}
+
 suite& suite::fact(
     std::string name, std::vector<std::string> cases, std::string description,
     std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval) {

@@ -53,6 +53,12 @@ class suite {
   suite& fact(
       std::string name, std::vector<std::string> cases, std::string description,
       std::function<std::optional<present::fact_value>(const present::suite_view&, std::optional<double>)> eval);
+  /// A point of the one-minute map: a case of this suite (registered before) at these axis
+  /// values (NAME=V1,V2 each); throws std::logic_error on an unknown case.
+  suite& map_point(std::string case_name, std::vector<std::string> axes);
+  suite& map_point(std::string case_name, std::function<std::vector<std::string>(const device_info&)> axes);
+  /// What the map reads from this suite's rows.
+  suite& map_reader(present::map_reader r);
   suite& upgrade(std::function<void(case_result&, int from_version)> f);
   const std::string& name() const { return name_; }
 

@@ -1,4 +1,5 @@
 #include "report/html_report.hpp"
+#include "report/map.hpp"
 
 #include "harness/text_output.hpp"
 #include "report/findings.hpp"
@@ -154,6 +155,14 @@ std::string render_html(const results_doc& doc, const registry& reg) {
       html_escape(fmt::format("sm_{}{}, {} SMs", doc.device.cc_major, doc.device.cc_minor, doc.device.sm_count)),
       html_escape(doc.created_utc.substr(0, 10)), failed ? "bad" : "ok", passed, failed, html_escape(doc.tool_version),
       html_escape(doc.commit), doc.format_version, html_escape(doc.command));
+  // The hierarchy first, drawn to scale, where the rows describe any of it.
+  const auto h = derive_hierarchy(doc, reg);
+  if (const std::string svg = map_svg(h, doc.device); !svg.empty()) {
+    std::string text;
+    for (const auto& line : map_lines(h, doc.device)) text += html_escape(line) + "\n";
+    o += "<section id=\"map\"><h2>the memory hierarchy</h2>" + svg +
+         "<details><summary>the map as text (memscope map)</summary><pre>" + text + "</pre></details></section>";
+  }
   o += device_section(doc);
   const auto all_findings = findings(doc, reg);
   for (const auto& suite : order) {

@@ -413,6 +413,24 @@ std::optional<present::fact_value> contention_fact(const present::suite_view& v,
   return present::fact_value{text, g_ops(*grid), "", ""};
 }
 
+void map_l2_home(const present::suite_view& v, present::hierarchy& h) {
+  const auto home = [&](const char* side, const char* access) -> const case_result* {
+    const auto rows = v.rows(present::where("l2_home", {{"side", std::string(side)}, {"access", std::string(access)}}));
+    return rows.empty() ? nullptr : rows.front();
+  };
+  const auto *an = home("near", "atomic"), *af = home("far", "atomic");
+  if (!an || !af) return;
+  std::string text = fmt::format(
+      "from one SM, atomics on lines homed in its own L2 partition: {:.0f} cycles; in the "
+      "other: {:.0f} ({:.2f}x)",
+      an->metric("cycles_per_access"), af->metric("cycles_per_access"),
+      af->metric("cycles_per_access") / an->metric("cycles_per_access"));
+  if (const auto* ln = home("near", "load"), *lf = home("far", "load"); ln && lf)
+    text +=
+        fmt::format("; L2 loads: {:.0f} and {:.0f}", ln->metric("cycles_per_access"), lf->metric("cycles_per_access"));
+  h.at(present::level_id::l2).notes.push_back(text + " (atomics/l2_home)");
+}
+
 axis contention_axis(std::vector<std::string> values) {
   return axis::strings(
              "contention", std::move(values),
@@ -500,6 +518,7 @@ void register_atomics(registry& reg) {
   lat.y_label = "cycles per atomic (lower is better)";
   lat.with_spread(pair_rows::spread(), "DSMEM: the fastest to the slowest SM pair");
   s.chart(tp).chart(types).chart(agg).chart(lat).finding(atomics_findings);
+  s.map_point("l2_home", std::vector<std::string>{}).map_reader(map_l2_home);
   s.fact(advise::question::atomic_contention, {"throughput", "aggregation"},
          "atomics at low and full contention, and what warp aggregation buys", contention_fact);
 }

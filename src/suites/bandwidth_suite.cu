@@ -180,6 +180,32 @@ void bandwidth_findings(const present::suite_view& v, std::vector<std::string>& 
           v.doc.device.theoretical_dram_gbps));
 }
 
+/// The map's DRAM point: 16-byte reads streaming a buffer of 8x the L2 (256 MiB at least).
+std::vector<std::string> map_read_axes(const device_info& d) {
+  std::int64_t bytes = std::int64_t{1} << 28;
+  while (bytes < 8 * static_cast<std::int64_t>(d.l2_bytes)) bytes *= 2;
+  return {"kernel=oneshot", "type=f32x4", "bytes=" + std::to_string(bytes)};
+}
+
+void map_dram(const present::suite_view& v, present::hierarchy& h) {
+  auto& dram = h.at(present::level_id::dram);
+  const auto* r = present::best_by(v.rows(present::where("read")), present::gbps());
+  if (!r) {
+    if (auto why = present::unmeasured_reason(v, "read"); !why.empty())
+      dram.missing.push_back("read bandwidth: " + why);
+    return;
+  }
+  dram.bandwidth_gbps = present::gbps_from(*r);
+  dram.bandwidth_what = "every SM streaming " + format_bytes(static_cast<double>(r->int_axis("bytes").value_or(0))) +
+                        " with 16-byte loads";
+  const double copy = copy_ceiling_of(v.doc, *r);
+  if (copy > 0)
+    dram.notes.push_back(
+        fmt::format("{:.2f}x the same run's cudaMemcpy device-to-device copy ({:.0f} GB/s counting "
+                    "both directions); {:.0f}% of the theoretical {:.0f} GB/s",
+                    r->gbps / copy, copy, 100 * r->gbps / std::max(1.0, v.doc.device.theoretical_dram_gbps),
+                    v.doc.device.theoretical_dram_gbps));
+}
 }  // namespace
 
 void register_bandwidth(registry& reg) {
@@ -222,6 +248,7 @@ void register_bandwidth(registry& reg) {
   c.fixed_axis = "bytes";
   c.fixed_is_bytes = true;
   s.chart(c).finding(bandwidth_findings);
+  s.map_point("read", map_read_axes).map_reader(map_dram);
   s.fact(advise::question::streaming_read, {"read"}, "coalesced 16-byte reads streaming from DRAM",
          [](const present::suite_view& v, std::optional<double>) -> std::optional<present::fact_value> {
            const auto rows = v.rows(present::where("read", {{"type", std::string("f32x4")}}));

@@ -14,6 +14,7 @@
 #include "present/findings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "harness/state.hpp"
 
 #include "memscope/cache/cache_bandwidth.cuh"
@@ -175,6 +176,79 @@ void upgrade_row(case_result& r, int from_version) {
   if (const auto at = r.variant.find(was); at != std::string::npos) r.variant.replace(at, was.size(), "shared_lines");
 }
 
+/// The map's points: every SM re-reading 64 and 128 KiB (its L1), and each SM its own slice of
+/// 1/2 to 2x the L2 in sixteenths around it, where the read bandwidth leaves the L2's for the
+/// DRAM's.
+std::vector<std::string> map_l1_axes(const device_info&) { return {"sharing=shared_lines", "ws_bytes=64K,128K"}; }
+
+std::vector<std::string> map_l2_axes(const device_info& d) {
+  const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
+  std::vector<std::string> sizes;
+  for (double f : {0.5, 0.625, 0.75, 0.8125, 0.875, 0.9375, 1.0, 1.0625, 1.125, 1.25, 1.5, 2.0})
+    sizes.push_back(std::to_string(static_cast<std::int64_t>(f * l2) / 16 * 16));
+  return {"sharing=own_slice", "ws_bytes=" + fmt::format("{}", fmt::join(sizes, ","))};
+}
+
+/// The L2's capacity as a program sees it: the largest working set read at 90% or more of the
+/// L2's bandwidth (the slices past each SM's L1 and within the driver's L2: the plateau).
+void map_l2_capacity(const present::row_list& slices, double l1, present::map_level& l2) {
+  const auto ws = [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); };
+  const double driver = std::isfinite(l2.driver_bytes) ? l2.driver_bytes : 0;
+  std::vector<std::pair<double, double>> curve;
+  double plateau = 0;
+  for (const auto* r : slices) {
+    if (!(r->metric("bytes_per_sm") > l1)) continue;  // each SM's slice fits its L1: L1 hits
+    curve.push_back({ws(*r), r->gbps});
+    if (ws(*r) <= 0.9 * driver) plateau = std::max(plateau, r->gbps);
+  }
+  std::sort(curve.begin(), curve.end());
+  if (curve.empty()) {
+    if (!slices.empty()) l2.missing.push_back("capacity and read bandwidth: no slice measured past an SM's L1");
+    return;
+  }
+  if (plateau == 0) plateau = curve.front().second;
+  const auto edge = present::first_below(curve, plateau, 0.9);
+  if (!std::isfinite(edge.lo)) {
+    l2.missing.push_back(fmt::format("capacity: read bandwidth stayed within 10% of the L2's from {} to {}",
+                                     format_bytes(curve.front().first), format_bytes(curve.back().first)));
+  } else {
+    l2.detected_lo = edge.lo;
+    l2.detected_hi = edge.hi;
+    l2.detected_bytes = edge.at;
+    const auto half = present::first_below(curve, plateau, 0.5);
+    l2.detected_from = fmt::format(
+        "each SM reading its own slice, read bandwidth stays within 10% of the L2's {:.1f} TB/s up to it{} "
+        "(cache_bandwidth/read)",
+        plateau / 1000,
+        std::isfinite(half.at) ? fmt::format(" and halves at {}", format_bytes(half.at)) : std::string());
+  }
+  const double fits = std::isfinite(edge.lo) ? edge.lo : driver;
+  const case_result* best = nullptr;
+  for (const auto* r : slices)
+    if (r->metric("bytes_per_sm") > l1 && ws(*r) <= fits && (!best || r->gbps > best->gbps)) best = r;
+  if (best) {
+    l2.bandwidth_gbps = present::gbps_from(*best);
+    l2.bandwidth_what = "each SM reading its own " + format_bytes(best->metric("bytes_per_sm")) +
+                        " slice (past its L1) of " + format_bytes(ws(*best));
+  }
+}
+
+void map_bandwidth(const present::suite_view& v, present::hierarchy& h) {
+  using present::level_id;
+  const double l1 = present::l1_capacity(v.doc.device);
+  const auto ws = [](const case_result& r) { return static_cast<double>(r.int_axis("ws_bytes").value_or(0)); };
+  const auto in_l1 = v.rows(
+      [&](const case_result& r) { return r.string_axis("sharing") == "shared_lines" && ws(r) <= l1 && r.gbps > 0; });
+  if (const auto* best = present::best_by(in_l1, present::gbps())) {
+    h.at(level_id::l1).bandwidth_gbps = present::gbps_from(*best);
+    h.at(level_id::l1).bandwidth_what =
+        "every SM re-reading " + format_bytes(ws(*best)) + " in its own L1, 16-byte loads";
+  } else if (auto why = present::unmeasured_reason(v, "read"); !why.empty()) {
+    h.at(level_id::l1).missing.push_back("read bandwidth: " + why);
+  }
+  map_l2_capacity(v.rows([](const case_result& r) { return r.string_axis("sharing") == "own_slice" && r.gbps > 0; }),
+                  l1, h.at(level_id::l2));
+}
 }  // namespace
 
 void register_cache_bandwidth(registry& reg) {
@@ -205,6 +279,7 @@ void register_cache_bandwidth(registry& reg) {
   shared.copy_ceiling = true;
   shared.with_sample_spread();
   s.chart(c).chart(shared).finding(cache_bandwidth_findings).upgrade(upgrade_row);
+  s.map_point("read", map_l1_axes).map_point("read", map_l2_axes).map_reader(map_bandwidth);
 }
 
 MEMSCOPE_REGISTER_SUITE(140, register_cache_bandwidth);

@@ -280,6 +280,17 @@ std::optional<present::fact_value> persisting_window_fact(const present::suite_v
   return f;
 }
 
+/// The L2 set-aside limit: the driver's figure (the persistence case measures what it buys).
+void map_set_aside(const present::suite_view& v, present::hierarchy& h) {
+  const auto& d = v.doc.device;
+  if (d.persisting_l2_max_bytes > 0 && d.l2_bytes > 0)
+    h.findings.push_back(fmt::format(
+        "at most {} of the {} L2 may be set aside for persisting accesses (the driver's limit; an access-policy "
+        "window covers at most {}); what it buys: memscope run cache_control/persistence",
+        format_bytes(d.persisting_l2_max_bytes), format_bytes(d.l2_bytes),
+        format_bytes(static_cast<double>(d.access_policy_max_window_bytes))));
+}
+
 }  // namespace
 
 void register_cache_control(registry& reg) {
@@ -378,7 +389,7 @@ void register_cache_control(registry& reg) {
         return fmt::format("{} {} records", r.string_axis("layout"), r.int_axis("records").value_or(0));
       },
       "layout", "packed120", "packed 120-byte records");
-  s.finding(cache_control_findings);
+  s.finding(cache_control_findings).map_reader(map_set_aside);
   s.fact(advise::question::l2_persisting_window, {"persistence"}, "an L2 persisting window over a hot table of N bytes",
          persisting_window_fact);
 }

@@ -181,6 +181,35 @@ std::optional<present::fact_value> misaligned_store_fact(const present::suite_vi
                              skewed->metric("relative_to_aligned"), "", ""};
 }
 
+/// DRAM's fetch granularity: a strided read's useful bandwidth halves with each doubling of the
+/// stride while the elements share a fetch, and stays flat once each costs a fetch of its own.
+void map_granularity(const present::suite_view& v, present::hierarchy& h) {
+  auto rows = v.rows(present::where("stride", {{"elem_bytes", std::int64_t{4}}, {"direction", std::string("read")}}));
+  std::sort(rows.begin(), rows.end(), [](const case_result* a, const case_result* b) {
+    return a->int_axis("stride").value_or(0) < b->int_axis("stride").value_or(0);
+  });
+  // Useful bandwidth x stride stays near 1 while each doubling halves it; past the fetch size
+  // it grows with the stride (each element then costs one fetch).
+  double fetch = 0, widest = 0;
+  bool halving = true;
+  for (const auto* r : rows) {
+    const double stride = static_cast<double>(r->int_axis("stride").value_or(0));
+    const double kept = r->metric("relative_to_unit_stride") * stride;
+    widest = stride * 4;
+    halving = halving && std::isfinite(kept) && kept >= 0.75 && kept <= 1.33;
+    if (halving) fetch = stride * 4;
+  }
+  if (fetch == 0 || rows.size() < 3) return;
+  h.at(present::level_id::dram)
+      .notes.push_back(fetch < widest
+                           ? fmt::format("fetch granularity {:.0f} B: a strided read's useful bandwidth halves with "
+                                         "each doubling of the stride up to {:.0f} B apart, then no longer "
+                                         "(coalescing/stride)",
+                                         fetch, fetch)
+                           : fmt::format("fetch granularity at least {:.0f} B: a strided read's useful bandwidth "
+                                         "halved with every stride measured (coalescing/stride)",
+                                         fetch));
+}
 }  // namespace
 
 void register_coalescing(registry& reg) {
@@ -242,6 +271,8 @@ void register_coalescing(registry& reg) {
          return r.gbps / r.metric("relative_to_unit_stride") * r.metric("predicted_efficiency");
        }});
   s.chart(offset).chart(stride).finding(coalescing_findings);
+  s.map_point("stride", std::vector<std::string>{"elem_bytes=4", "direction=read", "stride=1,2,4,8,16,32,64"})
+      .map_reader(map_granularity);
   s.fact(advise::question::misaligned_store_cost, {"offset"},
          "stores one element off a 32-byte sector against aligned ones", misaligned_store_fact);
 }

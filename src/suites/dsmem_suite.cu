@@ -291,6 +291,46 @@ std::optional<present::fact_value> remote_latency_fact(const present::suite_view
       peer[0]->metric("cycles_per_load"), "", ""};
 }
 
+void map_dsmem(const present::suite_view& v, present::hierarchy& h) {
+  using present::level_id;
+  auto row = [&](const char* c, const char* target, bool read16) -> const case_result* {
+    const auto rows = v.rows([&](const case_result& r) {
+      return r.name == c && r.string_axis("target") == target &&
+             (!read16 || (r.string_axis("op") == "read" && r.int_axis("width") == 16));
+    });
+    return rows.empty() ? nullptr : rows.front();
+  };
+  auto& ds = h.at(level_id::dsmem);
+  const auto* own = row("latency", "shared", false);
+  if (const auto* r = row("latency", "dsmem_c2", false)) {
+    ds.latency_cycles = present::figure_from(*r, "cycles_per_load", "cycles_min_pair", "cycles_max_pair");
+    if (own)
+      h.findings.push_back(fmt::format(
+          "a load from a peer block's shared memory (DSMEM) costs {:.0f} cycles: {:.1f}x the block's own ({:.0f})",
+          r->metric("cycles_per_load"), r->metric("cycles_per_load") / own->metric("cycles_per_load"),
+          own->metric("cycles_per_load")));
+  } else if (auto why = present::unmeasured_reason(v, "latency"); !why.empty()) {
+    ds.missing.push_back(why);
+  }
+  if (const auto* r = row("bandwidth", "dsmem_c2", true)) {
+    ds.bandwidth_gbps = present::gbps_from(*r);
+    ds.bandwidth_what = "every block of 2-block clusters reading its neighbour's shared memory, 16-byte loads";
+  }
+  if (const auto* r = row("bandwidth", "shared", true)) {
+    h.at(level_id::shared).bandwidth_gbps = present::gbps_from(*r);
+    h.at(level_id::shared).bandwidth_what = "every block reading its own shared memory, 16-byte loads";
+  }
+  if (v.doc.device.cluster_launch && ds.measured())
+    ds.notes.push_back(
+        fmt::format("a cluster of up to {} blocks ({} with the non-portable opt-in) reads each "
+                    "other's shared memory",
+                    v.doc.device.max_cluster_size_portable, v.doc.device.max_cluster_size_nonportable));
+  if (const auto* r = row("latency", "l2", false))
+    h.at(level_id::l2)
+        .notes.push_back(fmt::format(
+            "from every SM at once: {} cycles, the fastest to the slowest SM pair (dsmem/latency target=l2)",
+            figure_span(r->metric("cycles_min_pair"), r->metric("cycles_max_pair"))));
+}
 }  // namespace
 
 void register_dsmem(registry& reg) {
@@ -368,6 +408,9 @@ void register_dsmem(registry& reg) {
   tp.copy_ceiling = true;
   tp.with_sample_spread();
   s.chart(lat).chart(bw).chart(tp).finding(dsmem_findings);
+  s.map_point("latency", std::vector<std::string>{"target=shared,dsmem_c2,l2"})
+      .map_point("bandwidth", std::vector<std::string>{"target=shared,dsmem_c2", "op=read", "width=16"})
+      .map_reader(map_dsmem);
   s.fact(advise::question::remote_shared_latency, {"latency"}, "a dependent load from a peer block's shared memory",
          remote_latency_fact);
 }

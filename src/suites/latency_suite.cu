@@ -15,6 +15,7 @@
 #include "present/findings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "harness/state.hpp"
 #include "suites/chase_rows.cuh"
 #include "suites/constant_chase_row.cuh"
@@ -26,6 +27,8 @@
 #include "memscope/texture/texture_object.cuh"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 #include <vector>
 
 namespace memscope::suites {
@@ -182,6 +185,140 @@ std::optional<present::fact_value> dependent_load_fact(const present::suite_view
   return f;
 }
 
+/// The map's working sets: 1, 4 and 16 KiB, every half octave from 32 KiB to 8x the L2 (256
+/// MiB at least), and sixteenths of the SM's L1/shared array from half of it to 1.25x, where
+/// the L1's edge lies.
+std::vector<std::string> map_global_axes(const device_info& d) {
+  const double l2 = d.l2_bytes > 0 ? static_cast<double>(d.l2_bytes) : 50.0 * (1 << 20);
+  const double top = std::max(8 * l2, 256.0 * (1 << 20));
+  std::set<std::int64_t> sizes{1024, 4096, 16384};
+  for (int k = 30; std::ldexp(1.0, k / 2) * (k % 2 ? 1.5 : 1.0) <= top; ++k)
+    // 2^15, 1.5 x 2^15, 2^16, ...: half octaves on the sizes the full run measures.
+    sizes.insert(static_cast<std::int64_t>(std::ldexp(1.0, k / 2) * (k % 2 ? 1.5 : 1.0)));
+  const double l1 = present::l1_capacity(d);
+  for (int k = 8; k <= 20; ++k) sizes.insert(static_cast<std::int64_t>(k * l1 / 16) / 32 * 32);
+  return {"path=default", "ws_bytes=" + fmt::format("{}", fmt::join(sizes, ","))};
+}
+
+struct curve_point {
+  double bytes, cycles;
+  const case_result* row;
+};
+
+std::vector<curve_point> chase_curve(const present::row_list& rows) {
+  std::vector<curve_point> c;
+  for (const auto* r : rows)
+    if (std::isfinite(r->metric("cycles_per_load")))
+      c.push_back({static_cast<double>(r->int_axis("ws_bytes").value_or(0)), r->metric("cycles_per_load"), r});
+  std::sort(c.begin(), c.end(), [](const curve_point& a, const curve_point& b) { return a.bytes < b.bytes; });
+  return c;
+}
+
+/// The measured row in the middle of a plateau: its cycles, and their spread over the SMs.
+present::map_figure plateau_figure(const std::vector<curve_point>& c, const latency_level& l) {
+  std::vector<const curve_point*> on;
+  for (const auto& p : c)
+    if (p.bytes >= l.first_bytes && p.bytes <= l.last_bytes) on.push_back(&p);
+  auto f = present::figure_from(*on[on.size() / 2]->row, "cycles_per_load", "cycles_min", "cycles_max");
+  f.value = l.cycles;
+  return f;
+}
+
+/// The first working set measured past a plateau (NaN when it ends the curve).
+double next_size(const std::vector<curve_point>& c, double bytes) {
+  for (const auto& p : c)
+    if (p.bytes > bytes) return p.bytes;
+  return present::no_figure;
+}
+
+void map_global(const present::suite_view& v, present::hierarchy& h) {
+  using present::level_id;
+  const auto c = chase_curve(v.rows(present::where("global", {{"path", std::string("default")}})));
+  if (c.empty()) {
+    const std::string why = present::unmeasured_reason(v, "global");
+    for (auto id : {level_id::l1, level_id::l2, level_id::dram})
+      if (!why.empty()) h.at(id).missing.push_back("latency: " + why);
+    return;
+  }
+  std::vector<std::pair<double, double>> xy;
+  for (const auto& p : c) xy.push_back({p.bytes, p.cycles});
+  const auto levels = detect_levels(xy, 0.06, 2);
+  const latency_level* l2 = nullptr;
+  const latency_level* dram = nullptr;
+  for (const auto& l : levels) {
+    const std::string name = present::level_name(l, v.doc.device, false);
+    auto& level = h.at(name == "L1" ? level_id::l1 : name == "L2" ? level_id::l2 : level_id::dram);
+    if (name == "L2" && !l2) l2 = &l;
+    if (name == "DRAM") dram = &l;
+    if (level.latency_cycles.known()) continue;  // a later plateau of one level: a far part of it
+    level.latency_cycles = plateau_figure(c, l);
+    level.notes.push_back(
+        fmt::format("dependent loads: {} cycles over {} of the GPU's SMs{}",
+                    figure_span(level.latency_cycles.lo, level.latency_cycles.hi), c.front().row->metric("chase_sms"),
+                    name == "L1" ? ""
+                                 : fmt::format(" (the curve's plateau from {} to {})", format_bytes(l.first_bytes),
+                                               format_bytes(l.last_bytes))));
+    if (name == "L1") {
+      level.detected_lo = l.last_bytes;
+      level.detected_hi = next_size(c, l.last_bytes);
+      level.detected_from = "dependent-load latency steps up past it (latency/global)";
+    }
+  }
+  if (l2 && dram && dram->first_bytes > l2->last_bytes) {
+    // Between the plateaus: a working set spread over the far L2 partition and DRAM.
+    double lo = 0, hi = 0;
+    for (const auto& p : c)
+      if (p.bytes > l2->last_bytes && p.bytes < dram->first_bytes) {
+        if (lo == 0) lo = p.cycles;
+        hi = p.cycles;
+      }
+    if (lo > 0)
+      h.at(level_id::l2)
+          .notes.push_back(
+              fmt::format("latency climbs from {:.0f} to {:.0f} cycles between {} and {}: the working set outgrows the "
+                          "SM's near L2 partition and then the L2",
+                          lo, hi, format_bytes(l2->last_bytes), format_bytes(dram->first_bytes)));
+  }
+  if (dram) {
+    // No step beyond the DRAM plateau's start: the GPU's TLBs reach the whole working set.
+    const auto& last = c.back();
+    h.at(level_id::dram)
+        .notes.push_back(
+            last.cycles < 1.1 * dram->cycles
+                ? fmt::format(
+                      "no TLB step up to {}: dependent loads cost {:.0f} cycles there, within 10% of the plateau",
+                      format_bytes(last.bytes), last.cycles)
+                : fmt::format("latency rises to {:.0f} cycles at {}: past the TLBs' reach", last.cycles,
+                              format_bytes(last.bytes)));
+  }
+}
+
+void map_shared_and_constant(const present::suite_view& v, present::hierarchy& h) {
+  using present::level_id;
+  const auto shared = chase_curve(v.rows(present::where("shared")));
+  if (!shared.empty())
+    h.at(level_id::shared).latency_cycles =
+        present::figure_from(*shared.front().row, "cycles_per_load", "cycles_min", "cycles_max");
+  else if (auto why = present::unmeasured_reason(v, "shared"); !why.empty())
+    h.at(level_id::shared).missing.push_back("latency: " + why);
+  const auto c = chase_curve(v.rows(present::where("constant")));
+  std::vector<std::pair<double, double>> xy;
+  for (const auto& p : c) xy.push_back({p.bytes, p.cycles});
+  const auto levels = detect_levels(xy, 0.06, 1);
+  auto& k = h.at(level_id::constant);
+  if (levels.empty()) {
+    if (auto why = present::unmeasured_reason(v, "constant"); !why.empty()) k.missing.push_back("latency: " + why);
+    return;
+  }
+  k.latency_cycles = plateau_figure(c, levels.front());
+  if (levels.size() > 1) {
+    k.detected_lo = levels.front().last_bytes;
+    k.detected_hi = next_size(c, levels.front().last_bytes);
+    k.detected_from = "the first-level constant cache: latency steps up past it (latency/constant)";
+    k.notes.push_back(fmt::format("past it, {:.0f} cycles up to {} (the next constant-cache level)",
+                                  levels.back().cycles, format_bytes(levels.back().last_bytes)));
+  }
+}
 }  // namespace
 
 void register_latency(registry& reg) {
@@ -222,6 +359,11 @@ void register_latency(registry& reg) {
               present::scale::log2_bytes)
               .with_spread(chase_rows::spread(), chase_rows::spread_key()))
       .finding(latency_findings);
+  s.map_point("global", map_global_axes)
+      .map_point("shared", std::vector<std::string>{"ws_bytes=16K"})
+      .map_point("constant", std::vector<std::string>{"ws_bytes=1K,2K,3K,64K"})
+      .map_reader(map_global)
+      .map_reader(map_shared_and_constant);
   s.fact(advise::question::dependent_load_latency, {"global"}, "a dependent global load over a working set of N bytes",
          dependent_load_fact);
 }

@@ -248,6 +248,22 @@ std::optional<present::fact_value> peer_access_fact(const present::suite_view& v
       on->gbps, "", ""};
 }
 
+void map_peer(const present::suite_view& v, present::hierarchy& h) {
+  auto& peer = h.at(present::level_id::peer);
+  const auto* r = present::best_by(v.rows(present::where("copy", {{"engine", std::string("copy_engine")},
+                                                                  {"access", std::string("enabled")},
+                                                                  {"direction", std::string("read")}})),
+                                   present::gbps());
+  if (!r) {
+    if (auto why = present::unmeasured_reason(v, "copy"); !why.empty()) peer.missing.push_back(why);
+    return;
+  }
+  peer.bandwidth_gbps = present::gbps_from(*r);
+  peer.bandwidth_what = "the next GPU's memory to this one, copy engine, peer access enabled";
+  if (const auto l = v.rows(present::where("latency"));
+      !l.empty() && std::isfinite(l.front()->metric("cycles_per_load")))
+    peer.latency_cycles = present::figure_from(*l.front(), "cycles_per_load");
+}
 }  // namespace
 
 void register_peer(registry& reg) {
@@ -282,6 +298,9 @@ void register_peer(registry& reg) {
       .finding(peer_findings);
   s.fact(advise::question::peer_access, {"copy"}, "another GPU's memory with and without peer access",
          peer_access_fact);
+  s.map_point("copy", std::vector<std::string>{"engine=copy_engine", "access=enabled", "direction=read", "bytes=64M"})
+      .map_point("latency", std::vector<std::string>{"memory=peer"})
+      .map_reader(map_peer);
 }
 
 MEMSCOPE_REGISTER_SUITE(220, register_peer);

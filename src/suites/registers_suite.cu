@@ -339,6 +339,13 @@ std::optional<present::fact_value> registers_at_occupancy_fact(const present::su
   return present::fact_value{text, 0, "", ""};
 }
 
+void map_registers(const present::suite_view&, present::hierarchy& h) {
+  h.at(present::level_id::registers)
+      .missing.push_back(
+          "latency and bandwidth: an instruction reads its operands from the register file, with no load to time; "
+          "what spilling costs: memscope run registers");
+}
+
 }  // namespace
 
 void register_registers(registry& reg) {
@@ -394,7 +401,7 @@ void register_registers(registry& reg) {
   chase.y = present::metric_of("cycles_per_load");
   chase.y_label = "cycles per load (lower is better)";
   chase.with_spread(present::metric_spread("cycles_min", "cycles_max"), chase_spread_key());
-  s.chart(arr).chart(spill).chart(chase).finding(registers_findings);
+  s.chart(arr).chart(spill).chart(chase).finding(registers_findings).map_reader(map_registers);
   s.fact(advise::question::register_array_limit, {"array"}, "how large a per-thread array stays in registers",
          register_limit_fact);
   s.fact(advise::question::spill_cost, {"array"}, "a run-time-indexed (local) or shared-slice array against registers",

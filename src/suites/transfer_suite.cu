@@ -518,6 +518,34 @@ std::uint64_t copy_footprint(const axis_point& p) {
   return static_cast<std::uint64_t>(p.get_int("bytes")) * (p.get_string("direction") == "both" ? 2 : 1);
 }
 
+void map_host(const present::suite_view& v, present::hierarchy& h) {
+  auto& host = h.at(present::level_id::host);
+  const auto copy = [&](const char* memory, const char* direction) -> const case_result* {
+    const auto rows = v.rows(present::where("copy", {{"engine", std::string("copy_engine")},
+                                                     {"memory", std::string(memory)},
+                                                     {"direction", std::string(direction)}}));
+    return present::best_by(rows, present::gbps());
+  };
+  const auto* up = copy("pinned", "h2d");
+  const auto* down = copy("pinned", "d2h");
+  if (!up) {
+    if (auto why = present::unmeasured_reason(v, "copy"); !why.empty()) host.missing.push_back(why);
+    return;
+  }
+  host.bandwidth_gbps = present::gbps_from(*up);
+  host.bandwidth_what = "pinned host memory to the GPU, copy engine, " +
+                        format_bytes(static_cast<double>(up->int_axis("bytes").value_or(0)));
+  if (down) host.notes.push_back(fmt::format("pinned, GPU to host: {:.1f} GB/s", down->gbps));
+  const auto* pageable_up = copy("pageable", "h2d");
+  const auto* pageable_down = copy("pageable", "d2h");
+  if (pageable_up && pageable_down)
+    h.findings.push_back(
+        fmt::format("pageable host memory copies at {:.1f} GB/s up and {:.1f} GB/s down: {:.1f}x and "
+                    "{:.1f}x slower than pinned (cudaHostAlloc)",
+                    pageable_up->gbps, pageable_down->gbps, up->gbps / pageable_up->gbps,
+                    down ? down->gbps / pageable_down->gbps : present::no_figure));
+  host.missing.push_back("latency: the map times bulk copies only (memscope run transfer/copy --axis bytes=4)");
+}
 }  // namespace
 
 void register_transfer(registry& reg) {
@@ -585,6 +613,9 @@ void register_transfer(registry& reg) {
   lines.y_scale = present::scale::log10;
   lines.with_sample_spread();
   s.chart(lines);
+  s.map_point("copy", std::vector<std::string>{"engine=copy_engine", "memory=pinned,pageable", "direction=h2d,d2h",
+                                               "bytes=64M"})
+      .map_reader(map_host);
   s.chart(present::link_bars("Transfers at {fixed} per direction",
                              present::label_axes({"direction", "engine", "memory"}),
                              present::axis_is("engine", "copy_engine"), "copy engine", "copy",

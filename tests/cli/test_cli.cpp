@@ -139,6 +139,32 @@ TEST(Cli, NoGpuIsAClearError) {
   expect_one_line_error("run bandwidth", memscope::exit_no_device, "no usable CUDA GPU");
   expect_one_line_error("info", memscope::exit_no_device, "no usable CUDA GPU");
   expect_one_line_error("verify", memscope::exit_no_device, "no usable CUDA GPU");
+  expect_one_line_error("map", memscope::exit_no_device, "no usable CUDA GPU");
+}
+
+// The map of rows already measured: the bundled profile, or a results file, with no GPU.
+TEST(Cli, MapFromResultsNeedsNoGpu) {
+  const std::string levels = ::testing::TempDir() + "levels.json";
+  const auto r = run("map --from bundled --levels " + levels);
+  EXPECT_EQ(r.code, 0) << r.out;
+  for (const char* level : {"shared memory", "L1 cache", "constant cache", "L2 cache", "device memory"})
+    EXPECT_NE(r.out.find(level), std::string::npos) << level << "\n" << r.out;
+  EXPECT_NE(r.out.find("not measured:"), std::string::npos) << r.out;
+  std::ifstream in(levels);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"level\": \"l2\""), std::string::npos) << json;
+  EXPECT_NE(json.find("latency/global path=default"), std::string::npos) << json;
+
+  const std::string html = ::testing::TempDir() + "map.html";
+  ASSERT_EQ(run("map --from bundled --report " + html).code, 0);
+  std::ifstream page(html);
+  const std::string text((std::istreambuf_iterator<char>(page)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"hierarchy\""), std::string::npos);
+  EXPECT_LT(text.find("class=\"hierarchy\""), text.find("class=\"chart\"")) << "the hierarchy comes first";
+
+  expect_one_line_error("map --from /nonexistent/results.json", memscope::exit_usage, "results.json");
+  expect_one_line_error("map --from bundled --json x.json", memscope::exit_usage, "--from draws rows");
+  expect_one_line_error("run --axis bytes=1K", memscope::exit_usage, "the map measures the points it chose");
 }
 
 TEST(Cli, GpuBadInput) {
@@ -156,6 +182,22 @@ TEST(Cli, GpuTextureBeyondTheDeviceLimitsSkipsWithTheReason) {
           "--axis read=element --axis shape=2x4000000");
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_NE(r.out.find("exceeds this GPU's limit"), std::string::npos) << r.out;
+}
+
+// The main job: every level a single GPU has, measured, and nothing failed.
+TEST(Cli, GpuMapMeasuresEveryLevelOfOneGpu) {
+  if (!has_gpu()) GTEST_SKIP() << "needs a CUDA GPU";
+  const std::string levels = ::testing::TempDir() + "gpu-levels.json";
+  const auto r = run("run --quiet --levels " + levels);  // no suite named: the map
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("the map took"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" passed, 0 failed"), std::string::npos) << r.out;
+  std::ifstream in(levels);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* level : {"\"l1\"", "\"l2\"", "\"dram\"", "\"shared\"", "\"host\""})
+    EXPECT_NE(json.find(level), std::string::npos) << level;
+  EXPECT_EQ(json.find("\"latency_cycles\": null,\n      \"latency_ns\": null,\n      \"level\": \"l2\""),
+            std::string::npos);
 }
 
 TEST(Cli, GpuVerifyEndsWithSummary) {
