@@ -38,19 +38,21 @@ command -v nvcc >/dev/null || { echo "setup: nvcc (the CUDA toolkit) is required
 
 # Which GPUs to compile for, unless the caller names architectures in MEMSCOPE_CMAKE_ARGS:
 # - default: the GPUs of this machine (CMake's "native"), or Hopper (sm_90 machine code and PTX)
-#   where no GPU answers nvidia-smi, such as a build machine;
+#   where no GPU answers nvidia-smi, such as a build machine; there the GPU tests, which cannot
+#   run, are built as PTX only (the front end checks them; ptxas's half of their build is left
+#   out). Name the architectures to build test binaries for a GPU host elsewhere.
 # - --portable: the fat binary packagers ship (-DMEMSCOPE_PORTABLE=ON: machine code for Turing to
 #   both Blackwells, PTX for later GPUs), about seven times the compilation.
-archs=()
+archs=(-DMEMSCOPE_GPU_TEST_ARCHITECTURES=)
 case "${MEMSCOPE_CMAKE_ARGS:-}" in
   *CMAKE_CUDA_ARCHITECTURES*) ;;
   *)
     if ((portable)); then
-      archs=(-U CMAKE_CUDA_ARCHITECTURES -DMEMSCOPE_PORTABLE=ON)
+      archs+=(-U CMAKE_CUDA_ARCHITECTURES -DMEMSCOPE_PORTABLE=ON)
     elif command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
-      archs=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=native)
+      archs+=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=native)
     else
-      archs=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=90)
+      archs=(-DMEMSCOPE_PORTABLE=OFF -DCMAKE_CUDA_ARCHITECTURES=90 -DMEMSCOPE_GPU_TEST_ARCHITECTURES=90-virtual)
     fi
     ;;
 esac
