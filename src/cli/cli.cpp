@@ -625,12 +625,25 @@ std::optional<results_doc> bundled_current() {
 
 /// Every board in the given files: each file split into its boards (a fleet document holds
 /// several), then each board's runs merged, boards in the order they first appear.
+/// Boards of one report must be comparable, as merge's runs must: one GPU model, one mode,
+/// --quick or not, one L2 regime. Throws results_error naming both files otherwise.
+void check_same_regime(const results_doc& first, const std::string& first_file, const results_doc& b,
+                       const std::string& file) {
+  if (!same_model(first.device, b.device))
+    throw results_error("results from different GPU models (" + first.device.name + " in " + first_file + ", " +
+                        b.device.name + " in " + file + ") cannot be drawn as one report: compare them instead");
+  if (b.mode != first.mode || b.quick != first.quick || b.cold != first.cold)
+    throw results_error(file + " was measured with other options (mode, --quick or --cold, clean or dirty) than " +
+                        first_file + ": its figures are not comparable");
+}
+
 std::vector<results_doc> boards_in(const std::vector<std::string>& files) {
   std::vector<std::string> keys;
   std::vector<std::vector<results_doc>> parts;
   std::vector<std::vector<std::string>> names;
   for (const auto& p : files)
     for (auto& b : split_boards(load_current(p))) {
+      if (!parts.empty()) check_same_regime(parts.front().front(), names.front().front(), b, p);
       const auto key = board_key(b.host, b.device);
       auto at = std::find(keys.begin(), keys.end(), key);
       if (at == keys.end()) {

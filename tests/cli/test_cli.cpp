@@ -335,6 +335,29 @@ TEST(Cli, ReportWritesAPageAndMarkdown) {
   EXPECT_NE(text.find("1 passed, 0 failed"), std::string::npos) << text;
 }
 
+// report pairs files as merge does: boards of one model and one regime, or an error naming both
+// files (compare is the command for two models or two regimes).
+TEST(Cli, ReportRefusesFilesMergeRefuses) {
+  const auto a = temp_results("pair-a.json", 1e-3);
+  const auto other = [&](const std::string& name, auto change) {
+    auto d = memscope::load_results(a);
+    change(d);
+    const std::string path = ::testing::TempDir() + name;
+    memscope::save_results(d, path);
+    return path;
+  };
+  const auto model = other("pair-model.json", [](memscope::results_doc& d) { d.device.name = "Other GPU"; });
+  const auto quick = other("pair-quick.json", [](memscope::results_doc& d) { d.quick = true; });
+  const auto cold = other("pair-cold.json", [](memscope::results_doc& d) { d.cold = memscope::cold_mode::clean; });
+  const std::string html = ::testing::TempDir() + "pair.html";
+  for (const auto& [b, needle] : {std::pair{model, "different GPU models"}, std::pair{quick, "other options"},
+                                  std::pair{cold, "other options"}}) {
+    expect_one_line_error("report " + a + " " + b + " -o " + html, memscope::exit_usage, needle);
+    expect_one_line_error("merge " + a + " " + b + " -o " + html + ".json", memscope::exit_usage, needle);
+    EXPECT_EQ(run("compare " + a + " " + b).code, 0) << "compare names the difference and compares";
+  }
+}
+
 TEST(Cli, CompressedResultsAreReadAndWrittenLikePlainOnes) {
   const std::string dir = ::testing::TempDir();
   const auto packed = temp_results("packed.json.gz", 1e-3), plain = temp_results("plain.json", 1.001e-3);
