@@ -358,6 +358,42 @@ TEST(Cli, ReportRefusesFilesMergeRefuses) {
   }
 }
 
+// Option values as a hostile script would give them: every one gets an exit code the docs name
+// and, when refused, one line that says why; never a signal, a hang or a second line.
+TEST(Cli, RandomOptionValuesGetAClearAnswer) {
+  const auto a = temp_results("opt-a.json", 1e-3), b = temp_results("opt-b.json", 1.1e-3);
+  const std::string values[] = {
+      "0",    "-1",  "1e308", "nan", "inf",    "-inf", "0x10", "1e-320", "99999999999999999999",
+      "1.5",  "",    "2^64",  "1G",  "abc",    "3.",   ".5",   "1e6",    "-0",
+      "1e-9", "1,2", "2^20",  "64K", "\x1b[2J"};
+  std::vector<std::string> options = {"compare " + a + " " + b + " --alpha",
+                                      "compare " + a + " " + b + " --min-effect",
+                                      "compare " + a + " " + b + " --fail-on-regression",
+                                      "advise --bytes",
+                                      "advise --gpus",
+                                      "advise --written --sharing grid --contention",
+                                      "map --from"};
+  // With a GPU these would measure: their bad values are covered by StoppingRuleAndJournalBadInput.
+  if (!has_gpu())
+    for (const char* o : {"run bandwidth --min-time", "run bandwidth --max-noise", "run bandwidth --timeout",
+                          "run bandwidth --min-samples", "run bandwidth --max-samples",
+                          "run bandwidth --throttle-threshold", "run bandwidth --axis bytes="})
+      options.emplace_back(o);
+  int asked = 0;
+  for (const auto& opt : options)
+    for (const auto& v : values) {
+      const std::string args = opt + (opt.back() == '=' ? "'" : " '") + v + "'";
+      const auto r = run(args);
+      ++asked;
+      EXPECT_TRUE(r.code >= 0 && r.code <= 4) << args << " -> " << r.code << "\n" << r.out;
+      if (r.code == memscope::exit_usage || r.code == memscope::exit_no_device) {
+        EXPECT_EQ(lines(r.out), 1) << args << "\n" << r.out;
+        EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << args << "\n" << r.out;
+      }
+    }
+  EXPECT_GT(asked, 150);
+}
+
 TEST(Cli, CompressedResultsAreReadAndWrittenLikePlainOnes) {
   const std::string dir = ::testing::TempDir();
   const auto packed = temp_results("packed.json.gz", 1e-3), plain = temp_results("plain.json", 1.001e-3);

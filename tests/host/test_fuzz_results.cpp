@@ -8,6 +8,7 @@
 
 #include "advise/advisor.hpp"
 #include "harness/gzip.hpp"
+#include "harness/journal.hpp"
 #include "harness/registry.hpp"
 #include "harness/results.hpp"
 #include "harness/text_output.hpp"
@@ -21,6 +22,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -149,6 +151,12 @@ std::string consume(const json& j) {
     if (!report::regressions(c, 5).empty()) return "a file compared with itself regressed";
   } catch (const usage_error&) {
   } catch (const results_error&) {}
+  try {  // merged with itself, the later run's rows replacing the earlier's
+    merge_options opt;
+    opt.replace = true;
+    const auto merged = merge({doc, doc}, opt);
+    if (merged.results.size() > doc.results.size()) return "a merge with itself grew";
+  } catch (const results_error&) {}
   const std::pair<advise::mutability, advise::sharing> questions[] = {
       {advise::mutability::read_only, advise::sharing::unknown},
       {advise::mutability::written, advise::sharing::grid},
@@ -268,6 +276,74 @@ TEST(Fuzz, DamagedCompressedProfilesAreRefusedOrInflatedWhole) {
     ASSERT_EQ(problem, "") << "MEMSCOPE_FUZZ_SEED=" << seed << " MEMSCOPE_FUZZ_RUNS=1";
   }
   std::printf("fuzz: %llu damaged gzip streams from seed %llu, %zu refused, %zu inflated to the original\n",
+              static_cast<unsigned long long>(runs), static_cast<unsigned long long>(first), refused,
+              static_cast<std::size_t>(runs) - refused);
+}
+
+// Journals as --resume meets them: a run's journal with lines mutated as JSON or damaged as
+// text must be refused with a journal_error or read into a document, never crash or hang.
+TEST(Fuzz, MutatedJournalsAreRefusedOrRead) {
+  if (!*bundled_profile_json()) GTEST_SKIP() << "no profile bundled in this build";
+  const auto doc = results_from_json(seed_document(), "seed");
+  const std::string path = ::testing::TempDir() + "fuzz.journal";
+  {
+    journal_args args;
+    args.patterns = {"*"};
+    journal_writer w(path, args, doc.device, "memscope run '*'");
+    w.segment(doc);
+    for (const auto& r : doc.results) w.row(r);
+  }
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(path);
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+  }
+  ASSERT_GT(lines.size(), 3u);
+  const auto runs = env_or("MEMSCOPE_FUZZ_RUNS", 1500) / 3, first = env_or("MEMSCOPE_FUZZ_SEED", 20261130);
+  std::size_t refused = 0;
+  for (std::uint64_t i = 0; i < runs; ++i) {
+    const auto seed = first + i;
+    std::mt19937_64 rng(seed);
+    auto mutant = lines;
+    for (std::uint64_t m = 0, n = 1 + rng() % 3; m < n; ++m) {
+      auto& line = mutant[rng() % mutant.size()];
+      switch (rng() % 4) {
+        case 0:
+        case 1: {  // a JSON mutation of one line
+          json j = json::parse(line);
+          mutate_tree(j, rng);
+          line = j.dump();
+          break;
+        }
+        case 2:  // cut short
+          line.resize(rng() % (line.size() + 1));
+          break;
+        default:  // a line twice, or two lines swapped
+          if (rng() % 2) mutant.push_back(line);
+          else std::swap(line, mutant[rng() % mutant.size()]);
+      }
+    }
+    {
+      std::ofstream out(path, std::ios::trunc);
+      for (const auto& l : mutant) out << l << '\n';
+      if (rng() % 8 == 0) out << "{\"cut";  // a last line without its end
+    }
+    std::string problem;
+    try {
+      const auto jc = read_journal(path);
+      results_doc header = doc;
+      header.results.clear();
+      (void)journal_document(jc, header);
+    } catch (const journal_error&) {
+      ++refused;
+    } catch (const results_error&) {
+      ++refused;
+    } catch (const std::exception& e) {
+      problem = std::string("unexpected exception: ") + e.what();
+    }
+    ASSERT_EQ(problem, "") << "MEMSCOPE_FUZZ_SEED=" << seed << " (journal)";
+  }
+  std::printf("fuzz: %llu mutated journals from seed %llu, %zu refused, %zu read\n",
               static_cast<unsigned long long>(runs), static_cast<unsigned long long>(first), refused,
               static_cast<std::size_t>(runs) - refused);
 }
