@@ -199,6 +199,8 @@ void map_granularity(const present::suite_view& v, present::hierarchy& h) {
     halving = halving && std::isfinite(kept) && kept >= 0.75 && kept <= 1.33;
     if (halving) fetch = stride * 4;
   }
+  for (auto id : {present::level_id::l1, present::level_id::l2})
+    h.at(id).missing.push_back("line and sector size: the map measures DRAM's fetch granularity only");
   if (fetch == 0 || rows.size() < 3) return;
   h.at(present::level_id::dram)
       .notes.push_back(fetch < widest
