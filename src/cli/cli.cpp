@@ -257,7 +257,8 @@ void print_map(const results_doc& doc, const std::string& levels_path, output_ba
 }
 
 /// Table (or the map), findings, files and the closing line of a run; the exit code.
-int finish_run(const results_doc& doc, const run_flags& f, const std::string& journal) {
+int finish_run(const results_doc& doc, const run_flags& f, const std::string& journal,
+               const std::vector<suite_time>& spent = {}) {
   output_batch out;  // every output replaced together, once all are written
   if (f.map) {
     print_map(doc, f.levels_path, out);
@@ -278,6 +279,10 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
     for (const auto& l : found) std::cout << "  " << l << '\n';
   }
   if (doc.mode == "run") std::cout << '\n' << timing_summary(doc) << '\n';
+  if (!f.map && spent.size() > 1) {
+    std::cout << '\n';
+    for (const auto& line : time_lines(spent)) std::cout << line << '\n';
+  }
   stage_results(out, doc, f.json_path);
   out.add(f.report_path, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   out.add(f.csv_path, [&](std::ostream& o) { write_csv(doc, o); });
@@ -368,10 +373,13 @@ int do_run_board(const run_flags& f, bool verify_only, const std::string& comman
   std::unique_ptr<journal_writer> writer;
   if (!journal.empty()) writer = std::make_unique<journal_writer>(journal, journal_args_from(f, req), dev, command);
   progress_printer progress(progress_printer::style_for(stderr, f.quiet), plan.size());
-  const results_doc doc = execute_plan(plan, req, dev, journal_hooks(writer, progress));
+  std::vector<suite_time> spent;
+  run_hooks hooks = journal_hooks(writer, progress);
+  hooks.spent = &spent;
+  const results_doc doc = execute_plan(plan, req, dev, hooks);
   progress.done();
   writer.reset();
-  const int rc = finish_run(doc, f, journal);
+  const int rc = finish_run(doc, f, journal, spent);
   if (measured) *measured = doc;
   return rc;
 }

@@ -1,5 +1,7 @@
 #include "harness/runner.hpp"
 
+#include <fmt/format.h>
+
 #include "harness/launcher.hpp"
 
 #include "harness/environment.hpp"
@@ -179,6 +181,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
     case_state state(*p.def, p.point, env, req.verify_only, run_seed);
     case_result& r = state.result();
     if (hooks.progress) hooks.progress(i, plan.size(), p.def->id(), label);
+    const auto started = std::chrono::steady_clock::now();
     try {
       p.def->body(state);
     } catch (const run_stopped& s) {
@@ -201,6 +204,14 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
                        "); " + std::to_string(left_from(i + 1)) + " later point(s) not run";
     }
     finish_row(r, doc.copy_ceiling_gbps);
+    if (hooks.spent) {
+      auto& spent = *hooks.spent;
+      if (spent.empty() || spent.back().suite != r.suite) spent.push_back({r.suite});
+      spent.back().points++;
+      spent.back().wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      if (r.timed)
+        for (const double t : r.times) spent.back().samples_s += t * r.batch;
+    }
     doc.results.push_back(r);
     if (hooks.on_row) hooks.on_row(doc.results.back());
     if (!doc.incomplete.empty()) break;
@@ -209,6 +220,20 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
   for (const auto& p : plan) defs[p.def->id()] = p.def;
   apply_baselines(defs, doc);
   return doc;
+}
+
+std::vector<std::string> time_lines(const std::vector<suite_time>& spent) {
+  double wall = 0, samples = 0;
+  for (const auto& s : spent) wall += s.wall_s, samples += s.samples_s;
+  std::vector<std::string> out;
+  if (spent.empty()) return out;
+  out.push_back(fmt::format("where the time went: {:.1f} s in the points, {:.1f} s of it timed GPU samples{}", wall,
+                            samples, samples > 0 ? fmt::format(" ({:.1f}x)", wall / samples) : std::string()));
+  out.push_back(fmt::format("  {:<16} {:>6} {:>9} {:>9} {:>9}", "suite", "points", "wall", "samples", "other"));
+  for (const auto& s : spent)
+    out.push_back(fmt::format("  {:<16} {:>6} {:>8.1f}s {:>8.1f}s {:>8.1f}s", s.suite, s.points, s.wall_s, s.samples_s,
+                              s.wall_s - s.samples_s));
+  return out;
 }
 
 bool all_passed(const results_doc& doc) {

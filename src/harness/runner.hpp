@@ -39,6 +39,17 @@ std::vector<planned_point> plan_run(const registry& reg, const run_request& req)
 /// Throws usage_error when a point needs more device memory than the GPU has.
 void check_footprints(const std::vector<planned_point>& plan, const device_info& dev);
 
+/// Where a run's time went, one entry per suite in run order: the wall time of its points
+/// (inputs, allocation, checks, warm-up and samples) and the GPU time of their timed samples.
+struct suite_time {
+  std::string suite;
+  std::size_t points = 0;
+  double wall_s = 0, samples_s = 0;
+};
+
+/// "where the time went" lines: per suite, and the run's total against its timed samples.
+std::vector<std::string> time_lines(const std::vector<suite_time>& spent);
+
 /// Called before each point: (index, total, id, axes label).
 using progress_fn = std::function<void(std::size_t, std::size_t, const std::string&, const std::string&)>;
 
@@ -50,6 +61,8 @@ struct run_hooks {
   std::function<void(const results_doc&)> on_start;
   /// Row keys (row_key) already measured by an earlier process: not run again (--resume).
   const std::vector<std::string>* done = nullptr;
+  /// Where set, filled with where the time went (time_lines prints it).
+  std::vector<suite_time>* spent = nullptr;
 };
 
 /// Runs every point of the plan not in hooks.done. A point that leaves the CUDA context
