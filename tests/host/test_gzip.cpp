@@ -2,6 +2,7 @@
 // stream refused with a reason rather than read as something else.
 
 #include "harness/gzip.hpp"
+#include "harness/input_file.hpp"
 #include "harness/output_file.hpp"
 #include "harness/results.hpp"
 #include "host/test_rows.hpp"
@@ -97,6 +98,19 @@ TEST(Gzip, ABombStopsAtTheLimitInsteadOfFillingMemory) {
   EXPECT_LT(packed.size(), std::size_t{1} << 20);
   EXPECT_NE(error_of(packed, std::size_t{8} << 20).find("more than 8 MiB"), std::string::npos);
   EXPECT_EQ(gunzip(packed, std::size_t{64} << 20).size(), std::size_t{64} << 20);  // exactly the limit: read
+}
+
+// A small results file that inflates past what memscope reads is refused at the cap, before
+// parsing: a 1 MB gzip of a gigabyte string once cost report 5 GB of memory.
+TEST(Gzip, AResultsFileInflatingPastTheCapIsRefused) {
+  const std::string dir = ::testing::TempDir();
+  write_bytes(dir + "bomb.json.gz", gzip(std::string(memscope::max_results_bytes + 1, ' ')));
+  try {
+    load_results(dir + "bomb.json.gz");
+    ADD_FAILURE() << "a results file past the cap was read";
+  } catch (const results_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than 256 MiB"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Gzip, OutputsNamedGzAreWrittenCompressed) {
