@@ -360,6 +360,19 @@ TEST(Cli, ReportRefusesFilesMergeRefuses) {
 
 // Option values as a hostile script would give them: every one gets an exit code the docs name
 // and, when refused, one line that says why; never a signal, a hang or a second line.
+// merge holds every input at once: inputs whose text together passes what memscope reads are
+// refused before one is read (a gzip file records its inflated size in its last four bytes).
+TEST(Cli, MergeRefusesInputsTooLargeTogether) {
+  const auto a = temp_results("merge-a.json", 1e-3);
+  const std::string big = ::testing::TempDir() + "says-4-gib.json.gz";
+  {
+    std::ofstream out(big, std::ios::binary);
+    out << std::string("\x1f\x8b", 2) << std::string(16, '\0') << std::string("\xf0\xff\xff\xff", 4);
+  }
+  expect_one_line_error("merge " + a + " " + big + " -o " + ::testing::TempDir() + "m.json", memscope::exit_usage,
+                        "bytes of results together; memscope reads at most");
+}
+
 TEST(Cli, RandomOptionValuesGetAClearAnswer) {
   const auto a = temp_results("opt-a.json", 1e-3), b = temp_results("opt-b.json", 1.1e-3);
   const std::string values[] = {
