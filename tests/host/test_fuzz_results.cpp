@@ -309,8 +309,9 @@ TEST(Fuzz, MutatedJournalsAreRefusedOrRead) {
       auto& line = mutant[rng() % mutant.size()];
       switch (rng() % 4) {
         case 0:
-        case 1: {  // a JSON mutation of one line
-          json j = json::parse(line);
+        case 1: {  // a JSON mutation of one line (one an earlier damage left whole)
+          json j = json::parse(line, nullptr, false);
+          if (j.is_discarded()) break;
           mutate_tree(j, rng);
           line = j.dump();
           break;
