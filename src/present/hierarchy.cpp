@@ -83,12 +83,4 @@ crossing first_below(const std::vector<std::pair<double, double>>& curve, double
   return {};
 }
 
-std::pair<double, double> first_fall(const std::vector<std::pair<double, double>>& curve, double factor,
-                                     double from_x) {
-  for (std::size_t i = 1; i < curve.size(); ++i)
-    if (curve[i - 1].first >= from_x && curve[i].second > 0 && curve[i - 1].second > factor * curve[i].second)
-      return {curve[i - 1].first, curve[i].first};
-  return {no_figure, no_figure};
-}
-
 }  // namespace memscope::present

@@ -93,9 +93,4 @@ struct crossing {
 crossing first_below(const std::vector<std::pair<double, double>>& curve, double plateau, double fraction,
                      double from_x = 0);
 
-/// Where a curve (x ascending) falls by more than `factor` between neighbours for the first
-/// time at or past `from_x`: {last x before the fall, first x after}; NaNs when it never does.
-std::pair<double, double> first_fall(const std::vector<std::pair<double, double>>& curve, double factor,
-                                     double from_x = 0);
-
 }  // namespace memscope::present

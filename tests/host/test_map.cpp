@@ -108,13 +108,14 @@ TEST(Map, RowsThatDoNotDescribeALevelLeaveItUnmeasuredWithAReason) {
   EXPECT_NE(s.at(level_id::dsmem).missing.front().find("clusters need sm_90"), std::string::npos);
 }
 
-TEST(Map, FirstFallFindsTheEdge) {
-  using memscope::present::first_fall;
+TEST(Map, FirstBelowFindsTheEdge) {
+  using memscope::present::first_below;
   const std::vector<std::pair<double, double>> curve{{1, 100}, {2, 98}, {4, 30}, {8, 29}};
-  EXPECT_EQ(first_fall(curve, 2.0).first, 2);
-  EXPECT_EQ(first_fall(curve, 2.0).second, 4);
-  EXPECT_TRUE(std::isnan(first_fall(curve, 2.0, 3).first));
-  EXPECT_TRUE(std::isnan(first_fall({}, 2.0).first));
+  EXPECT_EQ(first_below(curve, 100, 0.5).lo, 2);
+  EXPECT_EQ(first_below(curve, 100, 0.5).hi, 4);
+  EXPECT_NEAR(first_below(curve, 100, 0.5).at, 2 + 2 * 48.0 / 68.0, 1e-12);
+  EXPECT_TRUE(std::isnan(first_below(curve, 100, 0.5, 3).lo));
+  EXPECT_TRUE(std::isnan(first_below({}, 100, 0.5).lo));
 }
 
 }  // namespace
