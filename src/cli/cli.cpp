@@ -109,12 +109,7 @@ std::vector<std::string> finding_lines(const results_doc& doc) {
 /// Stages the results document for `path` (nothing when it is empty).
 void stage_results(output_batch& out, const results_doc& doc, const std::string& path) {
   if (path.empty()) return;
-  const auto text = to_json(doc).dump(2);
-  try {
-    check_readable_size(text.size(), path);  // never write what memscope would refuse to read
-  } catch (const input_error& e) {
-    throw io_error(e.what());
-  }
+  const auto text = results_text(doc, path);
   out.add(path, [&](std::ostream& o) { o << text << '\n'; });
 }
 
@@ -264,8 +259,7 @@ int finish_run(const results_doc& doc, const run_flags& f, const std::string& jo
     print_map(doc, f.levels_path, out);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - process_start).count();
     double gpu = 0;
-    for (const auto& r : doc.results)
-      if (r.timed) gpu += r.stats.mean * static_cast<double>(r.stats.count) * r.batch;
+    for (const auto& r : doc.results) gpu += r.sampled_seconds();
     std::cout << fmt::format(
         "\nthe map took {:.1f} s from start to finish ({} points; {:.1f} s of timed GPU samples); "
         "every suite in full: memscope run '*'\n",
@@ -633,25 +627,17 @@ std::optional<results_doc> bundled_current() {
 
 /// Every board in the given files: each file split into its boards (a fleet document holds
 /// several), then each board's runs merged, boards in the order they first appear.
-/// Boards of one report must be comparable, as merge's runs must: one GPU model, one mode,
-/// --quick or not, one L2 regime. Throws results_error naming both files otherwise.
-void check_same_regime(const results_doc& first, const std::string& first_file, const results_doc& b,
-                       const std::string& file) {
-  if (!same_model(first.device, b.device))
-    throw results_error("results from different GPU models (" + first.device.name + " in " + first_file + ", " +
-                        b.device.name + " in " + file + ") cannot be drawn as one report: compare them instead");
-  if (b.mode != first.mode || b.quick != first.quick || b.cold != first.cold)
-    throw results_error(file + " was measured with other options (mode, --quick or --cold, clean or dirty) than " +
-                        first_file + ": its figures are not comparable");
-}
-
 std::vector<results_doc> boards_in(const std::vector<std::string>& files) {
   std::vector<std::string> keys;
   std::vector<std::vector<results_doc>> parts;
   std::vector<std::vector<std::string>> names;
   for (const auto& p : files)
     for (auto& b : split_boards(load_current(p))) {
-      if (!parts.empty()) check_same_regime(parts.front().front(), names.front().front(), b, p);
+      // Boards of one report must be comparable, as merge's runs must.
+      if (!parts.empty())
+        if (const auto why = joining_problem(parts.front().front(), names.front().front(), b, p, "drawn as one report");
+            !why.empty())
+          throw results_error(why);
       const auto key = board_key(b.host, b.device);
       auto at = std::find(keys.begin(), keys.end(), key);
       if (at == keys.end()) {
@@ -733,8 +719,9 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
 
 /// `memscope map --from FILE`: the map of rows already measured (no GPU needed).
 int do_map_from(const std::string& file, const std::string& levels, const std::string& html) {
-  prepare_outputs({levels, html}, file == "bundled" ? std::vector<std::string>{} : std::vector<std::string>{file});
-  const results_doc doc = load_docs(file == "bundled" ? std::vector<std::string>{} : std::vector<std::string>{file});
+  const auto inputs = file == "bundled" ? std::vector<std::string>{} : std::vector<std::string>{file};
+  prepare_outputs({levels, html}, inputs);
+  const results_doc doc = load_docs(inputs);
   output_batch out;
   print_map(doc, levels, out);
   out.add(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });

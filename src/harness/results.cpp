@@ -33,6 +33,13 @@ std::string case_result::string_axis(const std::string& axis_name) const {
   return {};
 }
 
+double case_result::sampled_seconds() const {
+  double s = 0;
+  if (timed)
+    for (const double t : times) s += t * batch;
+  return s;
+}
+
 double case_result::metric(const std::string& metric_name) const {
   const auto it = metrics.find(metric_name);
   return it == metrics.end() ? std::nan("") : it->second;
@@ -795,6 +802,18 @@ void drop_changed_cases(results_doc& out, std::vector<std::size_t>& row_input, b
 
 }  // namespace
 
+std::string joining_problem(const results_doc& a, const std::string& a_name, const results_doc& b,
+                            const std::string& b_name, const std::string& joined) {
+  // One model, not necessarily one board: runs lent on different boards still describe one model.
+  if (!same_model(a.device, b.device))
+    return "results from different GPU models (" + a.device.name + " in " + a_name + ", " + b.device.name + " in " +
+           b_name + ") cannot be " + joined + ": compare them instead";
+  if (b.mode != a.mode || b.quick != a.quick || b.cold != a.cold)
+    return b_name + " was measured with other options (mode, --quick or --cold, clean or dirty) than " + a_name +
+           ": its figures are not comparable";
+  return {};
+}
+
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
   const auto name = [&](std::size_t i) {
@@ -808,14 +827,8 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
   std::vector<std::vector<results_source>> runs(docs.size());
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const auto& d = docs[i];
-    // One model, not necessarily one board: runs lent on different boards still describe one model.
-    if (!same_model(d.device, out.device))
-      throw results_error("results from different GPU models (" + out.device.name + " in " + name(0) + ", " +
-                          d.device.name + " in " + name(i) +
-                          ") cannot be merged into one document: compare them instead");
-    if (d.mode != out.mode || d.quick != out.quick || d.cold != out.cold)
-      throw results_error(name(i) + " was measured with other options (mode, --quick or --cold, clean or dirty) than " +
-                          name(0) + ": its figures are not comparable");
+    if (const auto why = joining_problem(out, name(0), d, name(i), "merged into one document"); !why.empty())
+      throw results_error(why);
     runs[i] = runs_of(d, name(i));
     for (const auto& s : runs[i])
       if (s.tool_version != out.tool_version)
@@ -924,14 +937,19 @@ std::vector<results_doc> split_boards(const results_doc& doc) {
   return boards;
 }
 
-void save_results(const results_doc& doc, const std::string& path) {
-  const auto text = to_json(doc).dump(2);
+std::string results_text(const results_doc& doc, const std::string& path) {
+  auto text = to_json(doc).dump(2);
   // Never write what memscope would refuse to read back (a merge of many large runs).
   try {
     check_readable_size(text.size(), path);
   } catch (const input_error& e) {
     throw io_error(e.what());
   }
+  return text;
+}
+
+void save_results(const results_doc& doc, const std::string& path) {
+  const auto text = results_text(doc, path);
   write_output(path, [&](std::ostream& out) { out << text << '\n'; });
 }
 

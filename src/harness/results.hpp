@@ -72,6 +72,8 @@ struct case_result {
   std::string id() const { return suite + "/" + name; }
   /// Timed under a recorded stopping rule that it did not meet (older rows recorded none).
   bool unconverged() const { return timed && !stop.empty() && !converged; }
+  /// The GPU time of the timed samples: each sample's time per launch times its launches.
+  double sampled_seconds() const;
   /// The value of an integer axis, if the row has one of that name.
   std::optional<std::int64_t> int_axis(const std::string& axis_name) const;
   /// The value of a string axis, or "" when the row has none of that name.
@@ -164,6 +166,12 @@ struct merge_options {
 /// apply_baselines.
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt = {});
 
+/// Why `b` (read from `b_name`) cannot join `a` (from `a_name`): another GPU model, or another
+/// mode, --quick or L2 regime; "" when it can. `joined` says how ("merged into one document").
+/// merge and report apply this one rule.
+std::string joining_problem(const results_doc& a, const std::string& a_name, const results_doc& b,
+                            const std::string& b_name, const std::string& joined);
+
 /// Which board measured a run: "host/GPU-uuid".
 std::string board_key(const std::string& host, const device_info& device);
 /// The board of a row's run in `doc` (the header's board where its source names none).
@@ -205,6 +213,9 @@ case_result row_from_json(const nlohmann::json& j, const std::string& where, con
 nlohmann::json to_json(const timing_policy& p);
 timing_policy timing_from_json(const nlohmann::json& j, const std::string& where, const std::string& path);
 
+/// The document's JSON text for `path`; throws io_error where it would be larger than
+/// memscope reads back (a merge of many large runs).
+std::string results_text(const results_doc& doc, const std::string& path);
 /// Written gzip-compressed where `path` ends in .gz.
 void save_results(const results_doc& doc, const std::string& path);
 /// Reads a plain or a gzip-compressed document (told apart by its first bytes, not its name).

@@ -209,8 +209,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
       if (spent.empty() || spent.back().suite != r.suite) spent.push_back({r.suite});
       spent.back().points++;
       spent.back().wall_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      if (r.timed)
-        for (const double t : r.times) spent.back().samples_s += t * r.batch;
+      spent.back().samples_s += r.sampled_seconds();
     }
     doc.results.push_back(r);
     if (hooks.on_row) hooks.on_row(doc.results.back());
