@@ -46,7 +46,15 @@ struct managed_policy {
   static constexpr std::size_t page = 4096;
   /// Oversubscription: the device memory left free beside the ballast.
   static constexpr std::size_t oversubscribe_free = std::size_t{4} << 30;
+  /// The same for `memscope verify`, which checks the eviction path rather than its speed:
+  /// 150% of 4 GiB is 6 GiB filled and checked on the host at every point.
+  static constexpr std::size_t verify_free = std::size_t{256} << 20;
 };
+
+/// The device memory oversubscribe and stream leave free beside their ballast.
+std::size_t free_beside_ballast(const case_state& st) {
+  return st.verify_only() ? managed_policy::verify_free : managed_policy::oversubscribe_free;
+}
 
 int pipeline_chunks_for(std::size_t bytes) {
   return static_cast<int>(
@@ -409,8 +417,10 @@ void oversubscribe_case(case_state& st) {
   const cudaStream_t s = st.stream();
   std::size_t free_b = 0, total_b = 0;
   MEMSCOPE_CUDA_CALL(cudaMemGetInfo(&free_b, &total_b));
-  const std::size_t keep = managed_policy::oversubscribe_free;
-  if (free_b < keep + (std::size_t{1} << 30)) st.skip("less than 5 GiB of device memory free");
+  const std::size_t keep = free_beside_ballast(st);
+  if (free_b < keep + (std::size_t{1} << 30))
+    st.skip(fmt::format("less than {} of device memory free",
+                        format_bytes(static_cast<double>(keep + (std::size_t{1} << 30)))));
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / 4096 * 4096;
   device_buffer<std::uint8_t> d_dst(std::size_t{64} << 20);
   device_buffer<std::uint8_t> ballast(free_b - keep - d_dst.bytes());
@@ -453,7 +463,7 @@ void stream_case(case_state& st) {
   if (const auto why = pinned ? std::string() : tr::managed_unsupported(dev); !why.empty()) st.skip(why);
   const double fraction = static_cast<double>(st.get_int("percent_of_free")) / 100.0;
   const cudaStream_t s = st.stream();
-  const std::size_t keep = managed_policy::oversubscribe_free, page = managed_policy::page;
+  const std::size_t keep = free_beside_ballast(st), page = managed_policy::page;
   const auto bytes = static_cast<std::size_t>(fraction * static_cast<double>(keep)) / page * page;
   // Everything but the host data is allocated before the ballast: what is left free is the managed pages'.
   chunk_feed feed(kind, dev, bytes, static_cast<int>(st.get_int("chunks")), static_cast<unsigned>(st.get_int("work")),
