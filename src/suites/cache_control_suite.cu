@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 #include "harness/state.hpp"
+#include "suites/exact_check.cuh"
 #include "suites/own_slice_common.cuh"
 
 #include "memscope/cache/cache_bandwidth.cuh"
@@ -36,6 +37,24 @@ namespace {
 namespace ck = memscope::cache;
 
 // ---- persistence ------------------------------------------------------------------------
+
+/// out[i] of hot_stream: the streamed element plus the hot one it picked.
+struct hot_sum {
+  std::uint64_t seed_stream, seed_hot, seed_index;
+  std::size_t hot_n;
+  MEMSCOPE_HD float operator()(std::size_t i) const {
+    return hash_uniform(seed_stream, i) + hash_uniform(seed_hot, ck::hot_index(seed_index, i, hot_n));
+  }
+};
+
+/// out[i] of hinted_scale: x[i] times the reused element it picked (one rounding, as __fmul_rn).
+struct hot_product {
+  std::uint64_t seed_x, seed_y;
+  std::size_t m;
+  MEMSCOPE_HD float operator()(std::size_t i) const {
+    return hash_uniform(seed_x, i) * hash_uniform(seed_y, ck::hot_index(seed_y, i, m));
+  }
+};
 
 void persistence_case(case_state& st) {
   const auto& dev = st.device();
@@ -73,11 +92,7 @@ void persistence_case(case_state& st) {
   }
   out.poison(s);
   ck::hot_stream(stream.data(), hot.data(), hot_n, seed_i, out.data(), n, s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
-    return hash_uniform(seed_s, i) + hash_uniform(seed_h, ck::hot_index(seed_i, i, hot_n));
-  }));
+  st.check(check_exact(st, out.data(), n, hot_sum{seed_s, seed_h, seed_i, hot_n}, s));
   st.add_bytes_read(n * 8);  // the stream and one hot element per access
   st.add_bytes_written(n * 4);
   st.add_elements(n);
@@ -101,11 +116,7 @@ void hinted_case(case_state& st) {
   fill_hash(y.data(), m, seed_y, fill_kind::uniform, s);
   out.poison(s);
   ck::hinted_scale<L, S>(x.data(), y.data(), m, seed_y, out.data(), n, s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
-    return hash_uniform(seed_x, i) * hash_uniform(seed_y, ck::hot_index(seed_y, i, m));
-  }));
+  st.check(check_exact(st, out.data(), n, hot_product{seed_x, seed_y, m}, s));
   st.add_bytes_read(n * 8);
   st.add_bytes_written(n * 4);
   st.add_elements(n);
@@ -201,6 +212,18 @@ void prefetch_case(case_state& st) {
 
 // ---- alignment --------------------------------------------------------------------------
 
+/// out[i] of record_sum: record i's floats added in order (hash of their position; a record
+/// is `stride` floats, padding included).
+struct record_total {
+  std::uint64_t seed;
+  std::size_t stride;
+  MEMSCOPE_HD float operator()(std::size_t i) const {
+    float sum = 0.0f;
+    for (int k = 0; k < ck::record_floats; ++k) sum += hash_uniform(seed, i * stride + static_cast<std::size_t>(k));
+    return sum;
+  }
+};
+
 template <bool Aligned>
 void record_case(case_state& st) {
   using rec = ck::record<Aligned>;
@@ -209,19 +232,13 @@ void record_case(case_state& st) {
   const std::uint64_t seed = st.seed();
   device_buffer<rec> recs(n);
   device_buffer<float> out(n);
-  std::vector<rec> host(n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (int k = 0; k < ck::record_floats; ++k) host[i].v[k] = hash_uniform(seed, i * ck::record_floats + k);
-  recs.from_host(host);
+  // Every float of the records, padding included, is the hash of its position.
+  constexpr std::size_t stride = sizeof(rec) / sizeof(float);
+  static_assert(sizeof(rec) % sizeof(float) == 0, "records are whole floats");
+  fill_hash(reinterpret_cast<float*>(recs.data()), n * stride, seed, fill_kind::uniform, s);
   out.poison(s);
   ck::record_sum<Aligned>(recs.data(), out.data(), n, s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = out.to_host();
-  st.check(compare_exact(h.data(), n, [&](std::size_t i) {
-    float sum = 0.0f;
-    for (int k = 0; k < ck::record_floats; ++k) sum += host[i].v[k];
-    return sum;
-  }));
+  st.check(check_exact(st, out.data(), n, record_total{seed, stride}, s));
   st.add_bytes_read(n * ck::record_floats * 4);  // useful bytes: the padding is not counted
   st.add_bytes_written(n * 4);
   st.add_elements(n);

@@ -4,6 +4,7 @@
 
 #include "harness/axis.hpp"
 #include "harness/state.hpp"
+#include "suites/exact_check.cuh"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/fill.cuh"
@@ -72,6 +73,18 @@ inline std::uint64_t transpose_footprint(const axis_point& p) {
 using transpose_fn = std::function<void(const float* in, std::size_t ld_in, float* out, std::size_t ld_out, int rows,
                                         int cols, cudaStream_t)>;
 
+/// out[c][r] of a transpose of the hashed input (in[r][c] = hash(r * ld_in + c)); the padding
+/// past `rows` in each output row keeps its poison.
+struct transposed_input {
+  std::uint64_t seed;
+  std::size_t ld_in, ld_out, rows;
+  float pad;
+  MEMSCOPE_HD float operator()(std::size_t k) const {
+    const std::size_t c = k / ld_out, r = k % ld_out;
+    return r < rows ? hash_uniform(seed, r * ld_in + c) : pad;
+  }
+};
+
 /// Transposes random floats of the point's shape (packed, or pitched where the point's layout
 /// says so) into a poisoned output, checks out[c][r] == in[r][c] exactly and that the output's
 /// padding is untouched, declares one read and one write per element (the padding is not
@@ -90,14 +103,10 @@ inline void transpose_case_body(case_state& st, const transpose_fn& run) {
   constexpr int pad_byte = 0x7E;  // a finite float (8.4e37) no hash gives
   out.poison(s, pad_byte);
   run(in.data(), ld_in, out.data(), ld_out, rows, cols, s);
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  const auto h = out.to_host();
   float pad = 0;
   std::memset(&pad, pad_byte, sizeof(pad));
-  st.check(compare_exact(h.data(), h.size(), [&](std::size_t k) {
-    const std::size_t c = k / ld_out, r = k % ld_out;
-    return r < static_cast<std::size_t>(rows) ? hash_uniform(st.seed(), r * ld_in + c) : pad;
-  }));
+  const transposed_input want{st.seed(), ld_in, ld_out, static_cast<std::size_t>(rows), pad};
+  st.check(check_exact(st, out.data(), out.size(), want, s));
   st.add_bytes_read(n * sizeof(float));
   st.add_bytes_written(n * sizeof(float));
   st.add_elements(n);
