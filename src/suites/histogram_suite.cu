@@ -1,6 +1,7 @@
 // Suite `histogram`: memscope::histogram_even with every strategy forced and chosen
 // automatically, against cub::DeviceHistogram::HistogramEven in the same run. Counts must
-// equal a CPU reference (computed from the very samples the GPU binned) exactly.
+// equal a reference computed from the very samples the GPU binned (on the CPU for `verify`,
+// by one plain atomic per sample on the GPU for a run) exactly.
 // `even` sweeps bin counts across block, cluster and global capacity; `adversarial` and `sizes`
 // every input shape and sample count; `interfaces` and `pixels` CUB's other forms (ranges,
 // types, counters; channels and pitched rows); `seed_table` is the seed's A100 table (10M
@@ -18,9 +19,10 @@
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
+#include "memscope/histogram/device_reference.cuh"
 #include "memscope/histogram/histogram.cuh"
-#include "suites/histogram_inputs.cuh"
 #include "memscope/histogram/reference.hpp"
+#include "suites/histogram_inputs.cuh"
 
 #include <cub/device/device_histogram.cuh>
 #include <cuda/std/array>
@@ -28,6 +30,9 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <map>
+#include <memory>
+#include <typeinfo>
 #include <limits>
 #include <memory>
 #include <type_traits>
@@ -173,8 +178,41 @@ struct case_levels {
   }
 };
 
-/// One point: memscope (a strategy) or CUB, even or range bins, checked against the CPU
-/// reference of the very samples binned, then timed.
+/// The reference counts of the inputs the points of one case share: every strategy of a
+/// comparison bins the same samples (the baseline gives them one seed), so each input is
+/// counted once. `memscope verify` counts on the host (an independent path through the CPU);
+/// a run counts on the GPU, where copying a gigabyte of samples out would cost more than
+/// every measurement of them.
+class reference_cache {
+ public:
+  /// The counts of `input` (everything that decides them but the seed and counter type),
+  /// from `count()` the first time.
+  template <class CountT, class Count>
+  std::shared_ptr<const std::vector<CountT>> get(case_state& st, const std::string& input, Count&& count) {
+    const std::string key = fmt::format("{}|{}|{}|{}", st.result().id(), typeid(CountT).name(), input, st.seed());
+    if (const auto it = refs_.find(key); it != refs_.end())
+      return std::static_pointer_cast<const std::vector<CountT>>(it->second);
+    auto counts = std::make_shared<const std::vector<CountT>>(count());
+    const std::size_t bytes = counts->size() * sizeof(CountT);
+    if (refs_.size() >= max_inputs || held_ + bytes > max_bytes) refs_.clear(), held_ = 0;
+    refs_.emplace(key, counts);
+    held_ += bytes;
+    return counts;
+  }
+
+ private:
+  static constexpr std::size_t max_inputs = 64, max_bytes = std::size_t{256} << 20;
+  std::map<std::string, std::shared_ptr<const void>> refs_;
+  std::size_t held_ = 0;
+};
+
+reference_cache& references() {
+  static reference_cache cache;
+  return cache;
+}
+
+/// One point: memscope (a strategy) or CUB, even or range bins, checked against the
+/// reference counts of the very samples binned, then timed.
 template <class T, class LevelT, class CounterT>
 void histogram_case(case_state& st) {
   const auto n = static_cast<std::size_t>(st.get_int("samples"));
@@ -235,22 +273,34 @@ void histogram_case(case_state& st) {
     };
   }
 
-  std::vector<CounterT> want;
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
-  {
-    const std::vector<T> h_samples = samples.to_host();
-    want =
-        range
-            ? hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_range_rule<T>(bins + 1, h_levels.data()))
-            : hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper));
-  }
+  const auto counted = [&]() -> std::vector<CounterT> {
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));  // the case stream does not order with cudaMemcpy
+    if (st.verify_only()) {
+      const std::vector<T> h_samples = samples.to_host();
+      if (range)
+        return hg::histogram_reference<CounterT>(h_samples.data(), n,
+                                                 hg::make_range_rule<T>(bins + 1, h_levels.data()));
+      return hg::histogram_reference<CounterT>(h_samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper));
+    }
+    device_buffer<CounterT> d_want(static_cast<std::size_t>(bins));
+    if (range)
+      hg::histogram_reference_on_device(samples.data(), n, hg::make_range_rule<T>(bins + 1, d_levels.data()),
+                                        d_want.data(), s);
+    else
+      hg::histogram_reference_on_device(samples.data(), n, hg::make_even_rule<T>(bins + 1, lower, upper), d_want.data(),
+                                        s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    return d_want.to_host();
+  };
+  const auto want = references().get<CounterT>(
+      st, fmt::format("{}|{}|{}|{}|{}", typeid(T).name(), range, bins, shape.name, n), counted);
   // Twice: the second run must overwrite the first's counts, not add to them.
   for (int round = 0; round < 2; ++round) {
     histogram.poison(s);
     launch(s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     const auto got = histogram.to_host();
-    st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return want[b]; }));
+    st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return (*want)[b]; }));
   }
   if (strategy != "cub") {  // the plan that ran, as the launcher settled it for these samples
     const bool clustered = ran.kind == hg::strategy::cluster_dsmem || ran.kind == hg::strategy::cluster_split;
@@ -362,21 +412,36 @@ void pixels_case(case_state& st) {
   temp = device_buffer<unsigned char>(temp_bytes);
   const std::function<void(cudaStream_t)> launch = [&](cudaStream_t st_) { call(temp.data(), st_); };
 
-  MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
-  std::array<std::vector<CounterT>, Active> want;
-  {
-    const std::vector<T> h = samples.to_host();
-    hg::even_rule<T, LevelT> rules[Active];
-    for (auto& r : rules) r = hg::make_even_rule<T>(bins + 1, lower, upper);
-    want = hg::multi_histogram_reference<CounterT, Channels>(h.data(), rows, row_pixels, pitch / sizeof(T), rules);
-  }
+  hg::even_rule<T, LevelT> rules[Active];
+  for (auto& r : rules) r = hg::make_even_rule<T>(bins + 1, lower, upper);
+  // Every channel's counts in one array, channel a's from a * bins (as reference_cache keeps them).
+  const auto counted = [&]() -> std::vector<CounterT> {
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    std::vector<CounterT> all;
+    if (st.verify_only()) {
+      const std::vector<T> h = samples.to_host();
+      for (auto& c :
+           hg::multi_histogram_reference<CounterT, Channels>(h.data(), rows, row_pixels, pitch / sizeof(T), rules))
+        all.insert(all.end(), c.begin(), c.end());
+      return all;
+    }
+    device_buffer<CounterT> d_want(static_cast<std::size_t>(bins) * Active);
+    hg::multi_histogram_reference_on_device<CounterT, Channels>(samples.data(), rows, row_pixels, pitch / sizeof(T),
+                                                                rules, d_want.data(), s);
+    MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
+    return d_want.to_host();
+  };
+  const auto want = references().get<CounterT>(
+      st, fmt::format("{}|{}|{}|{}|{}|{}|{}", typeid(T).name(), Channels, Active, bins, rows, row_pixels, pitch),
+      counted);
   for (int round = 0; round < 2; ++round) {
     for (auto& o : outs) o.poison(s);
     launch(s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     for (int a = 0; a < Active; ++a) {
       const auto got = outs[a].to_host();
-      st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return want[a][b]; }));
+      const std::size_t first = static_cast<std::size_t>(a) * static_cast<std::size_t>(bins);
+      st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return (*want)[first + b]; }));
     }
   }
   if (strategy != "cub") {
