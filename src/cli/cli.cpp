@@ -1032,6 +1032,9 @@ int run_cli(int argc, char** argv) {
       },
       fmt::format("in (0, {}]", report::compare_options::max_alpha));
   cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(probability);
+  cmp->add_option("--ignore-axis", cmp_opt.ignore_axes,
+                  "match rows that differ only in this axis (a tile size, selftest/planted's planted_pct); repeat "
+                  "for more");
 
   advise_flags af;
   auto* adv = app.add_subcommand("advise", "which memory for my data? the seeds' decision tree with measured figures");

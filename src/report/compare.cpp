@@ -32,9 +32,21 @@ std::size_t comparison::count(verdict v) const {
 
 namespace {
 
+/// A row's key without the axes a comparison ignores.
+std::string match_key(const case_result& r, const std::vector<std::string>& ignore) {
+  if (ignore.empty()) return row_key(r);
+  case_result k;
+  k.suite = r.suite;
+  k.name = r.name;
+  for (const auto& a : r.axes)
+    if (std::find(ignore.begin(), ignore.end(), a.first) == ignore.end()) k.axes.push_back(a);
+  return row_key(k);
+}
+
 /// The timed rows of a document by suite, case and axes (not by their label, which a file may
 /// lack or share between points). A row twice, or an impossible time, is refused.
-std::map<std::string, const case_result*> timed_rows(const results_doc& d, const char* which) {
+std::map<std::string, const case_result*> timed_rows(const results_doc& d, const char* which,
+                                                     const std::vector<std::string>& ignore) {
   std::map<std::string, const case_result*> out;
   for (const auto& r : d.results) {
     if (!present::usable(r)) continue;
@@ -42,8 +54,9 @@ std::map<std::string, const case_result*> timed_rows(const results_doc& d, const
         !std::isfinite(r.stats.noise))
       throw results_error(std::string("results ") + which + ": " + r.id() + " " + r.axes_label +
                           " has an impossible time or noise");
-    if (!out.emplace(row_key(r), &r).second)
-      throw results_error(std::string("results ") + which + " holds " + r.id() + " " + r.axes_label + " twice");
+    if (!out.emplace(match_key(r, ignore), &r).second)
+      throw results_error(std::string("results ") + which + " holds " + r.id() + " " + r.axes_label +
+                          (ignore.empty() ? " twice" : " twice once the ignored axes are left out"));
   }
   return out;
 }
@@ -55,9 +68,18 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
     throw usage_error("--min-effect takes a percentage of at least 0");
   if (!(std::isfinite(opt.alpha) && opt.alpha > 0 && opt.alpha <= compare_options::max_alpha))
     throw usage_error(fmt::format("--alpha must be above 0 and at most {}", compare_options::max_alpha));
-  const auto in_a = timed_rows(a, "A");
-  const auto in_b = timed_rows(b, "B");
+  for (const auto& name : opt.ignore_axes) {
+    const auto has = [&](const results_doc& d) {
+      return std::any_of(d.results.begin(), d.results.end(), [&](const case_result& r) {
+        return std::any_of(r.axes.begin(), r.axes.end(), [&](const auto& ax) { return ax.first == name; });
+      });
+    };
+    if (!has(a) && !has(b)) throw usage_error("--ignore-axis " + name + ": no row of A or B has that axis");
+  }
+  const auto in_a = timed_rows(a, "A", opt.ignore_axes);
+  const auto in_b = timed_rows(b, "B", opt.ignore_axes);
   comparison c;
+  c.ignored_axes = opt.ignore_axes;
   std::size_t matched_b = 0;
   const auto failed = [](const results_doc& d) {
     return static_cast<std::size_t>(std::count_if(d.results.begin(), d.results.end(),
@@ -67,7 +89,7 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
   c.excluded_b = failed(b);
   for (const auto& ra : a.results) {
     if (!present::usable(ra)) continue;
-    const auto it = in_b.find(row_key(ra));
+    const auto it = in_b.find(match_key(ra, opt.ignore_axes));
     if (it == in_b.end()) {
       ++c.only_a;
       continue;
@@ -165,6 +187,11 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   }
   out << "GPUs: " << gpu_relation(a, b) << '\n';
   if (const auto l2 = l2_relation(a, b); !l2.empty()) out << l2 << '\n';
+  if (!c.ignored_axes.empty()) {
+    std::string names;
+    for (const auto& n : c.ignored_axes) names += (names.empty() ? "" : ", ") + terminal_safe(n);
+    out << "rows matched without " << names << ": each row shows A's axes\n";
+  }
   out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
                      "B median", "B/A", "p", "effect", "verdict");
   std::size_t unconverged = 0, figures = 0;

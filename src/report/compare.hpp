@@ -36,16 +36,20 @@ struct compare_options {
   double alpha = 0.001;
   /// The largest alpha taken (the command line and compare() check the same bound).
   static constexpr double max_alpha = 0.5;
+  /// Axes left out when rows are matched: A's and B's rows that differ only in these are
+  /// compared (two tile sizes, a planted delay). Each must be an axis of some row.
+  std::vector<std::string> ignore_axes;
 };
 
 struct comparison {
   std::vector<comparison_row> rows;
   std::size_t only_a = 0, only_b = 0;
   std::size_t excluded_a = 0, excluded_b = 0;  // timed rows that failed their check: never compared
+  std::vector<std::string> ignored_axes;       // left out of the match (rows show A's axes)
   std::size_t count(verdict v) const;
 };
 
-/// Matches timed rows by suite, case and axes. "faster" or "slower" needs both an effect of at
+/// Matches timed rows by suite, case and axes (but opt.ignore_axes). "faster" or "slower" needs both an effect of at
 /// least opt.min_effect between the medians and, where both rows kept their samples, a
 /// Mann-Whitney U test with p < opt.alpha (rows without samples, from older files: an effect
 /// beyond max(min_effect, 2 x sqrt(noise_a^2 + noise_b^2))). Everything else is "same".

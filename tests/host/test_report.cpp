@@ -133,6 +133,29 @@ TEST(Compare, VerdictsRespectTheNoise) {
   EXPECT_EQ(noisy.rows[0].v, report::verdict::same);
 }
 
+TEST(Compare, IgnoredAxesMatchRowsThatDifferOnlyInThem) {
+  const auto a = doc_with({row("s", "x", {{"n", std::int64_t{1}}, {"pct", std::int64_t{0}}}, 1.0e-3),
+                           row("s", "x", {{"n", std::int64_t{2}}, {"pct", std::int64_t{0}}}, 1.0e-3)});
+  const auto b = doc_with({row("s", "x", {{"n", std::int64_t{1}}, {"pct", std::int64_t{5}}}, 1.2e-3),
+                           row("s", "x", {{"n", std::int64_t{2}}, {"pct", std::int64_t{5}}}, 1.0e-3)});
+  EXPECT_THROW(report::compare(a, b, builtin_registry()), usage_error);  // nothing in common
+  report::compare_options opt;
+  opt.ignore_axes = {"pct"};
+  const auto c = report::compare(a, b, builtin_registry(), opt);
+  ASSERT_EQ(c.rows.size(), 2u);
+  EXPECT_EQ(c.rows[0].v, report::verdict::slower);
+  EXPECT_EQ(c.rows[1].v, report::verdict::same);
+  std::ostringstream out;
+  report::print(c, a, b, out);
+  EXPECT_NE(out.str().find("rows matched without pct"), std::string::npos) << out.str();
+  // An axis no row has is a typo, not a match.
+  opt.ignore_axes = {"pcr"};
+  EXPECT_THROW(report::compare(a, b, builtin_registry(), opt), usage_error);
+  // Left out, two rows of one file become one: refused, not silently dropped.
+  opt.ignore_axes = {"n", "pct"};
+  EXPECT_THROW(report::compare(a, b, builtin_registry(), opt), results_error);
+}
+
 TEST(Compare, NothingInCommonIsAUsageError) {
   EXPECT_THROW(
       report::compare(doc_with({row("s", "a", {}, 1e-3)}), doc_with({row("s", "b", {}, 1e-3)}), builtin_registry()),
