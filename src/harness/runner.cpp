@@ -17,6 +17,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <variant>
 
 namespace memscope {
 namespace {
@@ -93,12 +94,47 @@ std::string planned_key(const planned_point& p) {
   return row_key(r);
 }
 
+namespace {
+
+/// The points of one comparison (every value of the case's baseline axes, the other axes
+/// alike) back to back, in the order their first point had: they bin, sum or copy the same
+/// input (one seed), which a case may then prepare once, and no minutes of other points pass
+/// between the two sides of a ratio.
+std::vector<axis_point> comparisons_together(const case_def& c, std::vector<axis_point> points) {
+  if (c.baselines.empty()) return points;
+  const auto compared = [&](const std::string& name) {
+    return std::any_of(c.baselines.begin(), c.baselines.end(), [&](const baseline_rule& b) { return b.axis == name; });
+  };
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<axis_point>> groups;
+  for (auto& p : points) {
+    std::string key;
+    for (const auto& [name, value] : p.entries())
+      if (!compared(name))
+        key += name + '=' +
+               (std::holds_alternative<std::string>(value) ? std::get<std::string>(value)
+                                                           : std::to_string(std::get<std::int64_t>(value))) +
+               '\x1f';
+    auto& g = groups[key];
+    if (g.empty()) order.push_back(key);
+    g.push_back(std::move(p));
+  }
+  std::vector<axis_point> out;
+  out.reserve(points.size());
+  for (const auto& key : order)
+    for (auto& p : groups[key]) out.push_back(std::move(p));
+  return out;
+}
+
+}  // namespace
+
 std::vector<planned_point> plan_run(const registry& reg, const run_request& req) {
   const auto cases = reg.select(req.patterns, default_suites());
   check_overrides(cases, req.overrides);
   std::vector<planned_point> plan;
   for (const case_def* c : cases)
-    for (auto& p : expand(c->axes, req.verify_only ? axis_set::verify : req.set, req.overrides))
+    for (auto& p :
+         comparisons_together(*c, expand(c->axes, req.verify_only ? axis_set::verify : req.set, req.overrides)))
       plan.push_back({c, std::move(p)});
   return plan;
 }
