@@ -214,7 +214,7 @@ results_doc execute_plan(const std::vector<planned_point>& plan, const run_reque
       stopped(sig, "before " + where, left_from(i));
       break;
     }
-    case_state state(*p.def, p.point, env, req.verify_only, run_seed);
+    case_state state(*p.def, p.point, env, req.verify_only, run_seed, req.set == axis_set::quick);
     case_result& r = state.result();
     if (hooks.progress) hooks.progress(i, plan.size(), p.def->id(), label);
     const auto started = std::chrono::steady_clock::now();

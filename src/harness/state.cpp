@@ -36,11 +36,12 @@ std::uint64_t point_seed(std::uint64_t run_seed, const case_def& def, const axis
 }  // namespace
 
 case_state::case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only,
-                       std::uint64_t run_seed)
+                       std::uint64_t run_seed, bool quick)
     : def_(def),
       point_(std::move(point)),
       env_(env),
       verify_only_(verify_only),
+      quick_(quick),
       seed_(point_seed(run_seed, def, point_)) {
   result_.suite = def.suite;
   result_.name = def.name;

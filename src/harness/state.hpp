@@ -27,7 +27,8 @@ class run_environment;
 class case_state {
  public:
   /// `run_seed` is drawn once per run; the point's seed is derived from it (see seed()).
-  case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only, std::uint64_t run_seed);
+  case_state(const case_def& def, axis_point point, run_environment& env, bool verify_only, std::uint64_t run_seed,
+             bool quick = false);
 
   const axis_point& point() const { return point_; }
   std::int64_t get_int(const std::string& axis_name) const { return point_.get_int(axis_name); }
@@ -37,6 +38,9 @@ class case_state {
   cudaStream_t stream() const;
   /// `memscope verify`: bodies must verify and may skip their timing set-up.
   bool verify_only() const { return verify_only_; }
+  /// `--quick`: bodies whose set-up scales with a size the axes do not name (the free memory
+  /// beside a ballast) may use a smaller one, and say so in a label.
+  bool quick() const { return quick_; }
   /// Fresh for every run: inputs are new random data each time. Points that a baseline
   /// compares (they differ only in the baseline's axis) get the same seed, so every strategy
   /// of a comparison reads the same input.
@@ -71,7 +75,7 @@ class case_state {
   const case_def& def_;
   axis_point point_;
   run_environment& env_;
-  bool verify_only_;
+  bool verify_only_, quick_;
   std::uint64_t seed_;
   case_result result_;
 };

@@ -46,14 +46,17 @@ struct managed_policy {
   static constexpr std::size_t page = 4096;
   /// Oversubscription: the device memory left free beside the ballast.
   static constexpr std::size_t oversubscribe_free = std::size_t{4} << 30;
-  /// The same for `memscope verify`, which checks the eviction path rather than its speed:
-  /// 150% of 4 GiB is 6 GiB filled and checked on the host at every point.
-  static constexpr std::size_t verify_free = std::size_t{256} << 20;
+  /// The same for `memscope verify`, which checks the eviction path rather than its speed,
+  /// and for --quick: 150% of 4 GiB is 6 GiB filled and checked on the host at every point.
+  static constexpr std::size_t verify_free = std::size_t{64} << 20;
+  static constexpr std::size_t quick_free = std::size_t{1} << 30;
 };
 
-/// The device memory oversubscribe and stream leave free beside their ballast.
+/// The device memory oversubscribe and stream leave free beside their ballast (their `free`
+/// label says which).
 std::size_t free_beside_ballast(const case_state& st) {
-  return st.verify_only() ? managed_policy::verify_free : managed_policy::oversubscribe_free;
+  if (st.verify_only()) return managed_policy::verify_free;
+  return st.quick() ? managed_policy::quick_free : managed_policy::oversubscribe_free;
 }
 
 int pipeline_chunks_for(std::size_t bytes) {
@@ -981,7 +984,8 @@ void register_managed(registry& reg) {
       .footprint([](const axis_point& p) { return static_cast<std::uint64_t>(p.get_int("bytes")) * 2; });
   s.add("stream", stream_case)
       .summary(
-          "host data past the free device memory (4 GiB beside a ballast) streamed through the GPU in chunks: "
+          "host data past the free device memory (4 GiB beside a ballast; --quick 1 GiB) streamed through the GPU in "
+          "chunks: "
           "managed prefetches, which must evict (the input migrated, or advised read-mostly), against pinned copies "
           "through two device buffers")
       .axis(
@@ -1010,7 +1014,8 @@ void register_managed(registry& reg) {
       .baseline("output", std::string("device"), "vs_output_on_device");
   s.add("oversubscribe", oversubscribe_case)
       .summary(
-          "a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast")
+          "a kernel reads managed memory that starts on the host, with 4 GiB of device memory free beside a ballast "
+          "(--quick: 1 GiB)")
       .axis(axis::integers("percent_of_free", {50, 150}, "managed bytes as a percentage of the free device memory")
                 .with_verify({std::int64_t{150}}));
 
