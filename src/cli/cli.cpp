@@ -1032,6 +1032,11 @@ int run_cli(int argc, char** argv) {
       },
       fmt::format("in (0, {}]", report::compare_options::max_alpha));
   cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(probability);
+  double process_shift_us = 1e6 * cmp_opt.process_shift_s;
+  cmp->add_option("--process-shift", process_shift_us,
+                  "how far a new process may shift one launch, in microseconds (default 0.75; 0: no floor): a "
+                  "verdict on a launch of t us needs an effect of at least this / t")
+      ->check(CLI::Range(0.0, 1e6));
   cmp->add_option("--ignore-axis", cmp_opt.ignore_axes,
                   "match rows that differ only in this axis (a tile size, selftest/planted's planted_pct); repeat "
                   "for more");
@@ -1110,6 +1115,7 @@ int run_cli(int argc, char** argv) {
     if (*mrg) return do_merge(merge_files, merge_out, merge_replace);
     if (*cmp) {
       cmp_opt.min_effect = min_effect_pct / 100;
+      cmp_opt.process_shift_s = process_shift_us / 1e6;
       return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0, cmp_opt);
     }
     if (*adv) return do_advise(af);

@@ -20,8 +20,9 @@ struct comparison_row {
   std::string unit;  // empty: seconds
   /// A figure's verdict: both rows recorded their spread, so the verdict needs the ranges apart.
   bool ranges = false;
-  double ratio = 0;      // median_b / median_a: below 1, B is faster
-  double threshold = 0;  // the least |ratio - 1| that can be a verdict
+  double ratio = 0;           // median_b / median_a: below 1, B is faster
+  double threshold = 0;       // the least |ratio - 1| that can be a verdict
+  bool short_launch = false;  // the threshold is the process-shift floor, above min_effect
   /// Mann-Whitney U over both rows' samples: how likely rank sums this far apart are when
   /// both came from one distribution. NaN when a row kept no samples (judged on medians).
   double p = 0;
@@ -34,6 +35,12 @@ struct compare_options {
   double min_effect = 0.03;
   /// ... and, where both rows kept their samples, a rank test this sure (two-sided p below).
   double alpha = 0.001;
+  /// A new process shifts a short launch's time by up to this much, whatever its samples say
+  /// (docs/how-memscope-measures.md, "What a new process changes"): a time-judged verdict
+  /// needs an effect of at least process_shift_s / the shorter median launch, up to
+  /// max_process_shift (the shift of the shortest launches measured). 0: no floor.
+  double process_shift_s = 0.75e-6;
+  static constexpr double max_process_shift = 0.12;
   /// The largest alpha taken (the command line and compare() check the same bound).
   static constexpr double max_alpha = 0.5;
   /// Axes left out when rows are matched: A's and B's rows that differ only in these are

@@ -599,6 +599,38 @@ TEST(Compare, RankTestAndEffectSizeDecideTogether) {
   }
 }
 
+// A launch of a few microseconds moves by several percent with the process (the stream's
+// placement, not the samples): its verdict needs the process shift over its time.
+TEST(Compare, ShortLaunchesNeedAnEffectBeyondTheProcessShift) {
+  const auto verdict = [](double a, double b, const report::compare_options& opt = {}) {
+    const auto c = report::compare(doc_with({sampled_row("x", a, 0.002, 1)}), doc_with({sampled_row("x", b, 0.002, 2)}),
+                                   builtin_registry(), opt);
+    return c.rows.at(0);
+  };
+  const auto short_row = verdict(10e-6, 10.5e-6);  // 5% at 10 us: below 0.75 / 10 = 7.5%
+  EXPECT_EQ(short_row.v, report::verdict::same);
+  EXPECT_TRUE(short_row.short_launch);
+  EXPECT_NEAR(short_row.threshold, 0.075, 0.001);               // over the sampled median
+  EXPECT_EQ(verdict(10e-6, 11e-6).v, report::verdict::slower);  // 10%: beyond it
+  // The shortest launches need no more than the largest shift measured.
+  EXPECT_DOUBLE_EQ(verdict(1e-6, 1.1e-6).threshold, report::compare_options::max_process_shift);
+  EXPECT_EQ(verdict(1e-6, 1.2e-6).v, report::verdict::slower);
+  const auto long_row = verdict(100e-6, 105e-6);  // 5% at 100 us: the floor is 0.75%
+  EXPECT_EQ(long_row.v, report::verdict::slower);
+  EXPECT_FALSE(long_row.short_launch);
+  EXPECT_DOUBLE_EQ(long_row.threshold, 0.03);
+  report::compare_options none;
+  none.process_shift_s = 0;
+  EXPECT_EQ(verdict(5e-6, 5.5e-6, none).v, report::verdict::slower);
+  none.process_shift_s = -1;
+  EXPECT_THROW(verdict(5e-6, 5.5e-6, none), usage_error);
+  std::ostringstream out;
+  report::print(report::compare(doc_with({sampled_row("x", 5e-6, 0.002, 1)}),
+                                doc_with({sampled_row("x", 5.5e-6, 0.002, 2)}), builtin_registry()),
+                doc_with({}), doc_with({}), out);
+  EXPECT_NE(out.str().find("1 row(s) of short launches"), std::string::npos) << out.str();
+}
+
 namespace {
 // A local-memory chase row: its cycles (the figure), the fastest and slowest of its launches,
 // and the launch time kept so that it has one.
