@@ -18,6 +18,7 @@
 #include "memscope/shared/bank_conflicts.cuh"
 #include "memscope/shared/bank_model.hpp"
 
+#include <array>
 #include <numeric>
 
 namespace memscope::suites {
@@ -46,9 +47,11 @@ void pattern_case(case_state& st, Pattern pattern, int predicted) {
   MEMSCOPE_CHECK_LAUNCH("smem_pattern_kernel");
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
   const auto h_sink = sink.to_host();
-  st.check(compare_exact(h_sink.data(), h_sink.size(), [&](std::size_t t) {
-    return Store ? iters - 1 : bk::expected_load_sum(pattern, static_cast<unsigned>(t % 32), iters);
-  }));
+  // A thread's sum depends on its lane alone: 32 sums of `iters` steps, not one per thread.
+  std::array<unsigned, 32> lane_sum{};
+  for (unsigned lane = 0; lane < 32; ++lane)
+    lane_sum[lane] = Store ? iters - 1 : bk::expected_load_sum(pattern, lane, iters);
+  st.check(compare_exact(h_sink.data(), h_sink.size(), [&](std::size_t t) { return lane_sum[t % 32]; }));
   launch(s);  // warm-up: first-touch and instruction cache
   launch(s);
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
