@@ -1034,7 +1034,7 @@ int run_cli(int argc, char** argv) {
   cmp->add_option("--alpha", cmp_opt.alpha, "the rank test's significance level (default 0.001)")->check(probability);
   double process_shift_us = 1e6 * cmp_opt.process_shift_s;
   cmp->add_option("--process-shift", process_shift_us,
-                  "how far a new process may shift one launch, in microseconds (default 0.75; 0: no floor): a "
+                  "how far a new process may shift one launch, in microseconds (default 1; 0: no floor): a "
                   "verdict on a launch of t us needs an effect of at least this / t")
       ->check(CLI::Range(0.0, 1e6));
   cmp->add_option("--ignore-axis", cmp_opt.ignore_axes,

@@ -39,8 +39,8 @@ struct compare_options {
   /// (docs/how-memscope-measures.md, "What a new process changes"): a time-judged verdict
   /// needs an effect of at least process_shift_s / the shorter median launch, up to
   /// max_process_shift (the shift of the shortest launches measured). 0: no floor.
-  double process_shift_s = 0.75e-6;
-  static constexpr double max_process_shift = 0.12;
+  double process_shift_s = 1.0e-6;
+  static constexpr double max_process_shift = 0.15;
   /// The largest alpha taken (the command line and compare() check the same bound).
   static constexpr double max_alpha = 0.5;
   /// Axes left out when rows are matched: A's and B's rows that differ only in these are

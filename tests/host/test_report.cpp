@@ -607,15 +607,15 @@ TEST(Compare, ShortLaunchesNeedAnEffectBeyondTheProcessShift) {
                                    builtin_registry(), opt);
     return c.rows.at(0);
   };
-  const auto short_row = verdict(10e-6, 10.5e-6);  // 5% at 10 us: below 0.75 / 10 = 7.5%
+  const auto short_row = verdict(10e-6, 10.8e-6);  // 8% at 10 us: below 1 / 10 = 10%
   EXPECT_EQ(short_row.v, report::verdict::same);
   EXPECT_TRUE(short_row.short_launch);
-  EXPECT_NEAR(short_row.threshold, 0.075, 0.001);               // over the sampled median
-  EXPECT_EQ(verdict(10e-6, 11e-6).v, report::verdict::slower);  // 10%: beyond it
+  EXPECT_NEAR(short_row.threshold, 0.10, 0.001);                  // over the sampled median
+  EXPECT_EQ(verdict(10e-6, 11.2e-6).v, report::verdict::slower);  // 12%: beyond it
   // The shortest launches need no more than the largest shift measured.
   EXPECT_DOUBLE_EQ(verdict(1e-6, 1.1e-6).threshold, report::compare_options::max_process_shift);
-  EXPECT_EQ(verdict(1e-6, 1.2e-6).v, report::verdict::slower);
-  const auto long_row = verdict(100e-6, 105e-6);  // 5% at 100 us: the floor is 0.75%
+  EXPECT_EQ(verdict(1e-6, 1.2e-6).v, report::verdict::slower);  // 20% against the 15% cap
+  const auto long_row = verdict(100e-6, 105e-6);                // 5% at 100 us: the floor is 1%
   EXPECT_EQ(long_row.v, report::verdict::slower);
   EXPECT_FALSE(long_row.short_launch);
   EXPECT_DOUBLE_EQ(long_row.threshold, 0.03);
