@@ -619,8 +619,32 @@ results_doc load_current(const std::string& path) {
   return doc;
 }
 
+/// The name of GPU 0 where one answers; "" on a machine without a GPU or a driver. Asks
+/// nothing that creates a context beyond the runtime's own start.
+std::string local_gpu_name() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return {};
+  }
+  return p.name;
+}
+
+/// The bundled profile measured on this machine's GPU model, else the first (H200).
+std::size_t bundled_choice() {
+  static const std::size_t index = bundled_index_for(local_gpu_name());
+  return index;
+}
+
+std::string bundled_name() { return std::string(bundled_profile_source(bundled_choice())) + " (bundled)"; }
+
 std::optional<results_doc> bundled_current() {
-  auto doc = bundled_profile();
+  auto doc = bundled_profile(bundled_choice());
   if (doc) upgrade(*doc, builtin_registry());
   return doc;
 }
@@ -705,8 +729,7 @@ int do_report(const std::vector<std::string>& files, const std::string& html, co
   out.add(md, [&](std::ostream& o) { write_markdown(doc, o, finding_lines(doc)); });
   out.commit();
   std::cerr << "memscope: report of " << doc.results.size() << " rows from "
-            << (files.empty() ? std::string(bundled_profile_source()) + " (bundled)"
-                              : std::to_string(files.size()) + " file(s)")
+            << (files.empty() ? bundled_name() : std::to_string(files.size()) + " file(s)")
             << (html.empty() ? "" : " -> " + html) << (md.empty() ? "" : " -> " + md) << '\n';
   if (!doc.incomplete.empty()) std::cerr << "memscope: the run is incomplete: " << doc.incomplete << '\n';
   if (const auto n = boards_named(doc); n > 1)
@@ -726,8 +749,8 @@ int do_map_from(const std::string& file, const std::string& levels, const std::s
   print_map(doc, levels, out);
   out.add(html, [&](std::ostream& o) { o << report::render_html(doc, builtin_registry()); });
   out.commit();
-  std::cerr << "memscope: map of " << doc.results.size() << " rows from "
-            << (file == "bundled" ? std::string(bundled_profile_source()) + " (bundled)" : file) << '\n';
+  std::cerr << "memscope: map of " << doc.results.size() << " rows from " << (file == "bundled" ? bundled_name() : file)
+            << '\n';
   return exit_ok;
 }
 
@@ -851,7 +874,7 @@ int do_advise(const advise_flags& f) {
     profile = load_docs({f.results});  // a fleet document: its first board, said on stderr
     source = f.results;
   } else if ((profile = bundled_current())) {
-    source = std::string(bundled_profile_source()) + " (bundled)";
+    source = bundled_name();
   }
   const auto print = [&](const advise::answer& a) {
     std::cout << "use:        " << a.memory << "\n"
@@ -983,9 +1006,11 @@ int run_cli(int argc, char** argv) {
 
   std::vector<std::string> report_files;
   std::string report_html, report_md;
-  auto* rep = app.add_subcommand("report", "turn results files (or the bundled H200 profile) into one HTML page");
+  auto* rep =
+      app.add_subcommand("report", "turn results files (or the bundled profile of this GPU model) into one HTML page");
   rep->add_option("results", report_files,
-                  "results JSON files, plain or gzip-compressed (default: the bundled profile); several boards' files "
+                  "results JSON files, plain or gzip-compressed (default: the bundled profile of this GPU model, else "
+                  "the H200's); several boards' files "
                   "or a fleet document add the per-board table");
   rep->add_option("-o,--output", report_html, "HTML file to write");
   rep->add_option("--markdown", report_md, "Markdown summary to write");

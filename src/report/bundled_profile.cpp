@@ -3,24 +3,50 @@
 #include "harness/gzip.hpp"
 #include "harness/input_file.hpp"
 
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace memscope {
 
-const char* bundled_profile_json() {
-  // The profile is compiled in from the repository, so a stream that does not inflate is a
-  // broken build, not bad input: let gzip_error say so.
-  static const std::string text = [] {
-    const auto gz = bundled_profile_gz();
-    return gz.empty() ? std::string() : gunzip(gz, max_results_bytes);
-  }();
-  return text.c_str();
+std::string_view bundled_profile_gz(std::size_t index) {
+  const auto& e = bundled_entries();
+  return index < e.size() ? e[index].gz : std::string_view();
 }
 
-std::optional<results_doc> bundled_profile() {
-  const char* text = bundled_profile_json();
+const char* bundled_profile_source(std::size_t index) {
+  const auto& e = bundled_entries();
+  return index < e.size() ? e[index].source : "";
+}
+
+const char* bundled_profile_json(std::size_t index) {
+  // The profiles are compiled in from the repository, so a stream that does not inflate is a
+  // broken build, not bad input: let gzip_error say so.
+  static std::mutex lock;
+  static std::map<std::size_t, std::string> texts;
+  const std::lock_guard<std::mutex> hold(lock);
+  auto it = texts.find(index);
+  if (it == texts.end()) {
+    const auto gz = bundled_profile_gz(index);
+    it = texts.emplace(index, gz.empty() ? std::string() : gunzip(gz, max_results_bytes)).first;
+  }
+  return it->second.c_str();
+}
+
+std::optional<results_doc> bundled_profile(std::size_t index) {
+  const char* text = bundled_profile_json(index);
   if (!*text) return std::nullopt;
   return results_from_json(nlohmann::json::parse(text), "the bundled profile");
+}
+
+std::size_t bundled_index_for(const std::string& model) {
+  if (model.empty()) return 0;
+  for (std::size_t i = 0; i < bundled_entries().size(); ++i) {
+    // The device name alone: parsing the rows of every profile would cost more than it tells.
+    const auto j = nlohmann::json::parse(bundled_profile_json(i));
+    if (j.contains("device") && j["device"].contains("name") && j["device"]["name"] == model) return i;
+  }
+  return 0;
 }
 
 }  // namespace memscope

@@ -1,20 +1,36 @@
 #pragma once
-// The reference profile compiled into the binary: its gzip bytes, embedded by CMake.
+// The reference profiles compiled into the binary (their gzip bytes, embedded by CMake), and
+// the choice among them: the one measured on the user's GPU model, else the first (H200).
 
 #include "harness/results.hpp"
 
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace memscope {
 
-std::string_view bundled_profile_gz();  // the embedded gzip bytes; empty when none was bundled
-const char* bundled_profile_source();   // the repository path it came from
+struct bundled_entry {
+  const char* source;  // the repository path it came from
+  std::string_view gz;
+};
 
-/// The bundled profile's JSON text, inflated once; "" when none was bundled.
-const char* bundled_profile_json();
+/// Every profile compiled in, the default first; empty when none was.
+const std::vector<bundled_entry>& bundled_entries();
 
-/// The bundled profile, parsed; nullopt when none was bundled.
-std::optional<results_doc> bundled_profile();
+/// The profile measured on a GPU named `model` (its results' device name); the first when no
+/// bundled profile was, or `model` is empty (no GPU answered).
+std::size_t bundled_index_for(const std::string& model);
+
+std::string_view bundled_profile_gz(std::size_t index = 0);  // empty when none was bundled
+const char* bundled_profile_source(std::size_t index = 0);   // "" when none was bundled
+
+/// A bundled profile's JSON text, inflated once; "" when none was bundled.
+const char* bundled_profile_json(std::size_t index = 0);
+
+/// A bundled profile, parsed; nullopt when none was bundled.
+std::optional<results_doc> bundled_profile(std::size_t index = 0);
 
 }  // namespace memscope

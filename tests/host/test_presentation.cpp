@@ -41,6 +41,24 @@ results_doc bundled() {
 
 }  // namespace
 
+// report and advise without a file take the profile of the user's GPU model where one is
+// bundled: each profile is found by its device's name, and an unknown or absent GPU gets the
+// first (the H200's).
+TEST(Presentation, TheBundledProfileOfTheGpuModelIsChosen) {
+  const auto& entries = bundled_entries();
+  if (entries.empty()) GTEST_SKIP() << "no profile bundled in this build";
+  EXPECT_EQ(bundled_index_for(""), 0u);
+  EXPECT_EQ(bundled_index_for("a GPU nobody profiled"), 0u);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const auto doc = bundled_profile(i);
+    ASSERT_TRUE(doc) << entries[i].source;
+    EXPECT_EQ(bundled_index_for(doc->device.name), i) << entries[i].source << ": " << doc->device.name;
+    EXPECT_STREQ(bundled_profile_source(i), entries[i].source);
+  }
+  EXPECT_STREQ(bundled_profile_source(entries.size()), "");
+  EXPECT_FALSE(bundled_profile(entries.size()));
+}
+
 // src/report and src/advise are generic: no suite, case or axis name of any suite appears there
 // as a string literal (suites declare their charts, findings and facts themselves).
 TEST(Presentation, ReportAndAdvisorNameNoSuiteCaseOrAxis) {
