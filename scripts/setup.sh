@@ -15,9 +15,10 @@ done
 
 # chromium: the report test renders the HTML report headless. python3 and zstd: the test of
 # tools/kernel-diff.py, which reads nvcc's zstd-compressed fatbins. clang-format: the format
-# check (Debian's version; another version may format differently).
+# check (Debian's version; another version may format differently). jellyfish, velvet-example
+# and xz-utils: the k-mer reference is checked against Jellyfish's counts of velvet's reads.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev chromium python3 zstd
-          clang-format git)
+          clang-format git jellyfish velvet-example xz-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
