@@ -754,24 +754,6 @@ int do_map_from(const std::string& file, const std::string& levels, const std::s
   return exit_ok;
 }
 
-/// The JSON text a results file holds: a plain file's size, or what a gzip file records as its
-/// inflated size (its last four bytes, modulo 4 GiB); 0 for a file that cannot be read (the
-/// reader says why).
-std::uintmax_t text_bytes(const std::string& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) return 0;
-  std::ifstream in(path, std::ios::binary);
-  unsigned char head[2] = {}, tail[4] = {};
-  if (!in.read(reinterpret_cast<char*>(head), 2) || !is_gzip(std::string_view(reinterpret_cast<char*>(head), 2)) ||
-      size < 18)
-    return size;
-  in.seekg(-4, std::ios::end);
-  if (!in.read(reinterpret_cast<char*>(tail), 4)) return size;
-  return std::uintmax_t{tail[0]} | std::uintmax_t{tail[1]} << 8 | std::uintmax_t{tail[2]} << 16 |
-         std::uintmax_t{tail[3]} << 24;
-}
-
 int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace) {
   if (files.size() < 2) throw usage_error("merge: give at least two results files");
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
@@ -782,7 +764,7 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   // Every input is held at once: their text together may not pass what memscope reads back,
   // which the merged document must not either.
   std::uintmax_t total = 0;
-  for (const auto& p : files) total += text_bytes(p);
+  for (const auto& p : files) total += input_text_bytes(p);
   if (total > max_results_bytes)
     throw usage_error(
         fmt::format("merge: the {} files hold {} bytes of results together; memscope reads at most {}: "

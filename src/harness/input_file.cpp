@@ -1,10 +1,14 @@
 #include "harness/input_file.hpp"
 
+#include "harness/gzip.hpp"
+
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <string_view>
 
 namespace memscope {
 namespace {
@@ -45,6 +49,21 @@ void check_readable_size(std::size_t bytes, const std::string& path) {
     throw input_error("the results document for '" + path + "' would hold " + std::to_string(bytes) +
                       " bytes; memscope reads at most " + std::to_string(max_results_bytes) +
                       ": split it (fewer runs per merge, or --quick)");
+}
+
+std::uintmax_t input_text_bytes(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return 0;
+  std::ifstream in(path, std::ios::binary);
+  unsigned char head[2] = {}, tail[4] = {};
+  if (!in.read(reinterpret_cast<char*>(head), 2) || !is_gzip(std::string_view(reinterpret_cast<char*>(head), 2)) ||
+      size < 18)
+    return size;
+  in.seekg(-4, std::ios::end);
+  if (!in.read(reinterpret_cast<char*>(tail), 4)) return size;
+  return std::uintmax_t{tail[0]} | std::uintmax_t{tail[1]} << 8 | std::uintmax_t{tail[2]} << 16 |
+         std::uintmax_t{tail[3]} << 24;
 }
 
 }  // namespace memscope

@@ -5,6 +5,7 @@
 // before it is read. Pure C++.
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,11 @@ inline constexpr std::size_t max_results_bytes = std::size_t{256} << 20;
 /// The bytes of `path`, a regular file of at most `max_bytes`. `what` names the input in the
 /// message ("results file", "journal").
 std::string read_input(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+/// The text a results file holds, without reading it: a plain file's size, or the inflated size
+/// a gzip file records in its last four bytes (modulo 4 GiB, as gzip records it); 0 for a file
+/// that cannot be read (its reader says why).
+std::uintmax_t input_text_bytes(const std::string& path);
 
 /// Throws input_error where an output of `bytes` would be larger than memscope reads back.
 void check_readable_size(std::size_t bytes, const std::string& path);

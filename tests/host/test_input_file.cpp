@@ -1,6 +1,8 @@
 // Inputs read whole, with bounds (src/harness/input_file): regular files only, up to a cap.
 #include "harness/input_file.hpp"
 
+#include "harness/gzip.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -18,6 +20,17 @@ std::string message_of(const std::string& path, std::size_t cap) {
     return e.what();
   }
   return "";
+}
+
+// merge sums what its inputs hold before reading any: a gzip file's recorded inflated size.
+TEST(InputFile, TextBytesAreThePlainSizeOrTheInflatedOne) {
+  const std::string plain = ::testing::TempDir() + "text.json", packed = ::testing::TempDir() + "text.json.gz";
+  const std::string text(10000, 'r');
+  std::ofstream(plain, std::ios::binary) << text;
+  std::ofstream(packed, std::ios::binary) << memscope::gzip(text);
+  EXPECT_EQ(memscope::input_text_bytes(plain), 10000u);
+  EXPECT_EQ(memscope::input_text_bytes(packed), 10000u);
+  EXPECT_EQ(memscope::input_text_bytes(::testing::TempDir() + "no-such-file.json"), 0u);
 }
 
 TEST(InputFile, ReadsARegularFileWhole) {
