@@ -635,7 +635,7 @@ std::string local_gpu_name() {
   return p.name;
 }
 
-/// The bundled profile measured on this machine's GPU model, else the first (H200).
+/// The bundled profile measured on this machine's GPU model, else the default (the first).
 std::size_t bundled_choice() {
   static const std::size_t index = bundled_index_for(local_gpu_name());
   return index;

@@ -1,6 +1,7 @@
 #pragma once
 // The reference profiles compiled into the binary (their gzip bytes, embedded by CMake), and
-// the choice among them: the one measured on the user's GPU model, else the first (H200).
+// the choice among them: the one measured on the user's GPU model, else the first (the default,
+// which src/CMakeLists.txt names).
 
 #include "harness/results.hpp"
 

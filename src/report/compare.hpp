@@ -56,10 +56,12 @@ struct comparison {
   std::size_t count(verdict v) const;
 };
 
-/// Matches timed rows by suite, case and axes (but opt.ignore_axes). "faster" or "slower" needs both an effect of at
-/// least opt.min_effect between the medians and, where both rows kept their samples, a
-/// Mann-Whitney U test with p < opt.alpha (rows without samples, from older files: an effect
-/// beyond max(min_effect, 2 x sqrt(noise_a^2 + noise_b^2))). Everything else is "same".
+/// Matches timed rows by suite, case and axes (but opt.ignore_axes). "faster" or "slower" needs
+/// both an effect of at least opt.min_effect between the medians and, where both rows kept
+/// their samples, a Mann-Whitney U test with p < opt.alpha and an effect of at least
+/// opt.process_shift_s over the shorter median (at most max_process_shift); rows without
+/// samples, from older files: an effect beyond max(min_effect, 2 x sqrt(noise_a^2 +
+/// noise_b^2)). Everything else is "same".
 /// A row whose case declares its own figure in `reg` (cycles of a pointer chase, whose timed
 /// launch is a separate, unwarmed run) is judged on that figure: an effect of at least
 /// min_effect and, where both rows recorded the fastest and slowest chase, ranges that do not
