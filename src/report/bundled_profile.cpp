@@ -41,9 +41,12 @@ std::optional<results_doc> bundled_profile(std::size_t index) {
 
 std::size_t bundled_index_for(const std::string& model) {
   if (model.empty()) return 0;
+  // The device name alone: the rows of each profile are dropped as they are parsed.
+  const auto header_only = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+    return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "results");
+  };
   for (std::size_t i = 0; i < bundled_entries().size(); ++i) {
-    // The device name alone: parsing the rows of every profile would cost more than it tells.
-    const auto j = nlohmann::json::parse(bundled_profile_json(i));
+    const auto j = nlohmann::json::parse(bundled_profile_json(i), header_only);
     if (j.contains("device") && j["device"].contains("name") && j["device"]["name"] == model) return i;
   }
   return 0;
