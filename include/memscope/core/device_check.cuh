@@ -38,18 +38,21 @@ __global__ void compare_exact_kernel(const T* got, std::size_t n, Want want, dev
   }
 }
 
-/// The check itself; `host_want(i)` describes the first mismatch's expectation on the host.
-template <class T, class Want, class HostWant>
-verify_result compare_on_device(const T* d_got, std::size_t n, Want want, cudaStream_t stream, HostWant&& host_want) {
+}  // namespace detail
+
+/// got[i] == want(i) for every i < n, checked on the GPU in `stream` (which this waits for).
+/// `want` must be callable on both sides: the first mismatch is described on the host.
+template <class T, class Want>
+verify_result compare_exact_on_device(const T* d_got, std::size_t n, Want want, cudaStream_t stream) {
   if (n == 0) return verify_result::pass();
-  device_buffer<device_tally> d_tally(1);
-  const device_tally zero{0, ~0ull};
+  device_buffer<detail::device_tally> d_tally(1);
+  const detail::device_tally zero{0, ~0ull};
   MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(d_tally.data(), &zero, sizeof zero, cudaMemcpyHostToDevice, stream));
   const std::size_t blocks = (n + 255) / 256;
-  compare_exact_kernel<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(d_got, n, want,
-                                                                                                 d_tally.data());
+  detail::compare_exact_kernel<<<static_cast<unsigned>(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(
+      d_got, n, want, d_tally.data());
   MEMSCOPE_CHECK_LAUNCH("compare_exact_kernel");
-  device_tally t{};
+  detail::device_tally t{};
   MEMSCOPE_CUDA_CALL(cudaMemcpyAsync(&t, d_tally.data(), sizeof t, cudaMemcpyDeviceToHost, stream));
   MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(stream));
   if (t.bad == 0) return verify_result::pass();
@@ -58,18 +61,9 @@ verify_result compare_on_device(const T* d_got, std::size_t n, Want want, cudaSt
   std::ostringstream os;
   os.precision(9);
   os << t.bad << " of " << n << " elements differ; first at index " << t.first_bad << ": got "
-     << static_cast<double>(first) << ", want " << static_cast<double>(host_want(static_cast<std::size_t>(t.first_bad)))
+     << static_cast<double>(first) << ", want " << static_cast<double>(want(static_cast<std::size_t>(t.first_bad)))
      << " (checked on the GPU)";
   return verify_result::fail(os.str());
-}
-
-}  // namespace detail
-
-/// got[i] == want(i) for every i < n, checked on the GPU in `stream` (which this waits for).
-/// `want` must be callable on both sides: the first mismatch is described on the host.
-template <class T, class Want>
-verify_result compare_exact_on_device(const T* d_got, std::size_t n, Want want, cudaStream_t stream) {
-  return detail::compare_on_device(d_got, n, want, stream, want);
 }
 
 }  // namespace memscope
