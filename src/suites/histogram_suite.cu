@@ -30,12 +30,10 @@
 #include <algorithm>
 #include <array>
 #include <functional>
-#include <map>
-#include <memory>
-#include <typeinfo>
 #include <limits>
 #include <memory>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 namespace memscope::suites {
@@ -178,32 +176,28 @@ struct case_levels {
   }
 };
 
-/// The reference counts of the inputs the points of one case share: every strategy of a
-/// comparison bins the same samples (the baseline gives them one seed), so each input is
-/// counted once. `memscope verify` counts on the host (an independent path through the CPU);
-/// a run counts on the GPU, where copying a gigabyte of samples out would cost more than
-/// every measurement of them.
+/// The reference counts of the input the points of one comparison share: every strategy bins
+/// the same samples (the baseline gives them one seed) and plan_run runs them back to back, so
+/// the last input's counts are kept and each input is counted once. `memscope verify` counts
+/// on the host (an independent path through the CPU); a run counts on the GPU, where copying a
+/// gigabyte of samples out would cost more than every measurement of them.
 class reference_cache {
  public:
   /// The counts of `input` (everything that decides them but the seed and counter type),
-  /// from `count()` the first time.
+  /// from `count()` when the input is not the last one's; valid until the next call.
   template <class CountT, class Count>
-  std::shared_ptr<const std::vector<CountT>> get(case_state& st, const std::string& input, Count&& count) {
-    const std::string key = fmt::format("{}|{}|{}|{}", st.result().id(), typeid(CountT).name(), input, st.seed());
-    if (const auto it = refs_.find(key); it != refs_.end())
-      return std::static_pointer_cast<const std::vector<CountT>>(it->second);
-    auto counts = std::make_shared<const std::vector<CountT>>(count());
-    const std::size_t bytes = counts->size() * sizeof(CountT);
-    if (refs_.size() >= max_inputs || held_ + bytes > max_bytes) refs_.clear(), held_ = 0;
-    refs_.emplace(key, counts);
-    held_ += bytes;
-    return counts;
+  const std::vector<CountT>& get(case_state& st, const std::string& input, Count&& count) {
+    std::string key = fmt::format("{}|{}|{}|{}", st.result().id(), typeid(CountT).name(), input, st.seed());
+    if (key != key_) {
+      counts_ = std::make_shared<const std::vector<CountT>>(count());
+      key_ = std::move(key);
+    }
+    return *std::static_pointer_cast<const std::vector<CountT>>(counts_);
   }
 
  private:
-  static constexpr std::size_t max_inputs = 64, max_bytes = std::size_t{256} << 20;
-  std::map<std::string, std::shared_ptr<const void>> refs_;
-  std::size_t held_ = 0;
+  std::string key_;
+  std::shared_ptr<const void> counts_;
 };
 
 reference_cache& references() {
@@ -292,7 +286,7 @@ void histogram_case(case_state& st) {
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     return d_want.to_host();
   };
-  const auto want = references().get<CounterT>(
+  const auto& want = references().get<CounterT>(
       st, fmt::format("{}|{}|{}|{}|{}", typeid(T).name(), range, bins, shape.name, n), counted);
   // Twice: the second run must overwrite the first's counts, not add to them.
   for (int round = 0; round < 2; ++round) {
@@ -300,7 +294,7 @@ void histogram_case(case_state& st) {
     launch(s);
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     const auto got = histogram.to_host();
-    st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return (*want)[b]; }));
+    st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return want[b]; }));
   }
   if (strategy != "cub") {  // the plan that ran, as the launcher settled it for these samples
     const bool clustered = ran.kind == hg::strategy::cluster_dsmem || ran.kind == hg::strategy::cluster_split;
@@ -414,7 +408,7 @@ void pixels_case(case_state& st) {
 
   hg::even_rule<T, LevelT> rules[Active];
   for (auto& r : rules) r = hg::make_even_rule<T>(bins + 1, lower, upper);
-  // Every channel's counts in one array, channel a's from a * bins (as reference_cache keeps them).
+  // Every channel's counts in one array, channel a's from a * bins.
   const auto counted = [&]() -> std::vector<CounterT> {
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     std::vector<CounterT> all;
@@ -431,7 +425,7 @@ void pixels_case(case_state& st) {
     MEMSCOPE_CUDA_CALL(cudaStreamSynchronize(s));
     return d_want.to_host();
   };
-  const auto want = references().get<CounterT>(
+  const auto& want = references().get<CounterT>(
       st, fmt::format("{}|{}|{}|{}|{}|{}|{}", typeid(T).name(), Channels, Active, bins, rows, row_pixels, pitch),
       counted);
   for (int round = 0; round < 2; ++round) {
@@ -441,7 +435,7 @@ void pixels_case(case_state& st) {
     for (int a = 0; a < Active; ++a) {
       const auto got = outs[a].to_host();
       const std::size_t first = static_cast<std::size_t>(a) * static_cast<std::size_t>(bins);
-      st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return (*want)[first + b]; }));
+      st.check(compare_exact(got.data(), got.size(), [&](std::size_t b) { return want[first + b]; }));
     }
   }
   if (strategy != "cub") {
