@@ -15,10 +15,11 @@ done
 
 # chromium: the report test renders the HTML report headless. python3 and zstd: the test of
 # tools/kernel-diff.py, which reads nvcc's zstd-compressed fatbins. clang-format: the format
-# check (Debian's version; another version may format differently). jellyfish, velvet-example
-# and xz-utils: the k-mer reference is checked against Jellyfish's counts of velvet's reads.
+# check (Debian's version; another version may format differently). jellyfish, kmc,
+# velvet-example, bowtie2-examples and xz-utils: the k-mer reference is checked against
+# Jellyfish's and KMC's counts of real reads.
 packages=(cmake ninja-build g++ libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev chromium python3 zstd
-          clang-format git jellyfish velvet-example xz-utils)
+          clang-format git jellyfish kmc velvet-example bowtie2-examples xz-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -59,3 +60,6 @@ case "${MEMSCOPE_CMAKE_ARGS:-}" in
 esac
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "${archs[@]}" ${MEMSCOPE_CMAKE_ARGS:-}
 cmake --build build -j "$(nproc)"
+
+# The real data sets the suites read (reads, genomes), from Debian packages into ./data.
+scripts/data.sh
