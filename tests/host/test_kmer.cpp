@@ -83,6 +83,20 @@ TEST(KmerReads, FastaAndFastqWithAwkwardReads) {
   EXPECT_THROW(count_reference(fa, 33), std::invalid_argument);
 }
 
+TEST(KmerReads, JoinedBasesSeparateReadsSoNoKmerSpansTwo) {
+  read_set reads;
+  for (const char* r : {"ACG", "", "TT", "GCA"}) {
+    reads.bases += r;
+    reads.starts.push_back(reads.bases.size());
+  }
+  EXPECT_EQ(joined_bases(reads), "ACG\n\nTT\nGCA");
+  EXPECT_EQ(joined_bases(read_set{}), "");
+  std::uint64_t windows = 0;
+  const std::string text = joined_bases(reads);
+  for_each_canonical(text.data(), text.size(), 3, [&](std::uint64_t) { ++windows; });
+  EXPECT_EQ(windows, 2u);  // ACG and GCA; none across a separator
+}
+
 TEST(KmerReads, BadInputIsRefusedNamingTheLine) {
   EXPECT_NE(error_of("ACGT\n").find("neither FASTA"), std::string::npos);
   EXPECT_NE(error_of(">r\nAC1GT\n").find("test:2: byte 49 at column 3"), std::string::npos);
@@ -96,23 +110,6 @@ TEST(KmerReads, BadInputIsRefusedNamingTheLine) {
 
 namespace {
 
-/// Jellyfish's canonical counts of `fasta_or_fastq` at k: "" when jellyfish is not installed.
-bool jellyfish_counts(const std::string& path, int k, std::map<std::string, std::uint32_t>& out) {
-  if (std::system("command -v jellyfish > /dev/null 2>&1") != 0) return false;
-  const auto dir = std::filesystem::temp_directory_path() / ("memscope_kmer_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string db = (dir / "counts.jf").string(), dump = (dir / "counts.txt").string();
-  const std::string cmd = "jellyfish count -C -m " + std::to_string(k) + " -s 4M -t 2 -o " + db + " " + path +
-                          " && jellyfish dump -c " + db + " > " + dump;
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::ifstream in(dump);
-  std::string kmer;
-  std::uint32_t n = 0;
-  while (in >> kmer >> n) out[kmer] = n;
-  std::filesystem::remove_all(dir);
-  return true;
-}
-
 /// A Debian example file decompressed into a temporary file; "" when it is not installed.
 std::string unpacked(const std::string& packed, const char* tool, const char* name) {
   if (!std::filesystem::exists(packed)) return "";
@@ -121,7 +118,59 @@ std::string unpacked(const std::string& packed, const char* tool, const char* na
   return std::system(cmd.c_str()) == 0 ? out.string() : "";
 }
 
+/// Runs `command` (a counter writing "KMER COUNT" lines into DIR/counts.txt; DIR is replaced by
+/// a fresh temporary directory) and reads its counts: false when `tool` is not installed.
+bool counts_from(const char* tool, const std::string& command, std::map<std::string, std::uint32_t>& out) {
+  if (std::system((std::string("command -v ") + tool + " > /dev/null 2>&1").c_str()) != 0) return false;
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("memscope_" + std::string(tool) + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string cmd = command;
+  for (std::size_t at; (at = cmd.find("DIR")) != std::string::npos;) cmd.replace(at, 3, dir.string());
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  std::ifstream in(dir / "counts.txt");
+  std::string kmer;
+  std::uint32_t n = 0;
+  while (in >> kmer >> n) out[kmer] = n;
+  std::filesystem::remove_all(dir);
+  return true;
+}
+
+/// Jellyfish's canonical counts of `fasta_or_fastq` at k.
+bool jellyfish_counts(const std::string& path, int k, std::map<std::string, std::uint32_t>& out) {
+  return counts_from("jellyfish",
+                     "jellyfish count -C -m " + std::to_string(k) + " -s 4M -t 2 -o DIR/counts.jf " + path +
+                         " && jellyfish dump -c DIR/counts.jf > DIR/counts.txt",
+                     out);
+}
+
+/// KMC's canonical counts of a FASTQ file at k (counts up to 10^6, not capped at 255).
+bool kmc_counts(const std::string& fastq, int k, std::map<std::string, std::uint32_t>& out) {
+  return counts_from("kmc",
+                     "kmc -k" + std::to_string(k) + " -ci1 -cs1000000 -t2 -fq " + fastq +
+                         " DIR/counts DIR > /dev/null 2>&1 && kmc_dump DIR/counts DIR/counts.txt",
+                     out);
+}
+
 }  // namespace
+
+// bowtie2-examples' reads (Debian): 10,000 simulated Illumina reads of phage lambda, most with
+// N bases. Every k-mer count equals KMC's (the second counter users trust) at 21 and 31.
+TEST(KmerReference, CountsEqualKmcOnRealReads) {
+  const std::string fq = unpacked("/usr/share/doc/bowtie2/examples/reads/reads_1.fq.gz", "gzip", "lambda.fq");
+  if (fq.empty()) GTEST_SKIP() << "bowtie2-examples is not installed (scripts/setup.sh installs it)";
+  std::ifstream in(fq);
+  const auto reads = parse_reads(in, fq);
+  ASSERT_EQ(reads.reads(), 10000u);
+  for (const int k : {21, 31}) {
+    std::map<std::string, std::uint32_t> want;
+    if (!kmc_counts(fq, k, want)) GTEST_SKIP() << "kmc is not installed (scripts/setup.sh installs it)";
+    const auto got = count_reference(reads, k);
+    EXPECT_GT(got.skipped, 0u) << "the reads hold N bases";
+    EXPECT_EQ(by_string(got, k), want) << fq << " k=" << k;
+  }
+  std::filesystem::remove(fq);
+}
 
 // velvet-example's reads (Debian): 142,858 simulated 35-base FASTA reads, and 1,000 Illumina
 // FASTQ reads with N bases. Every k-mer count equals Jellyfish's, at a small k (every 4^k

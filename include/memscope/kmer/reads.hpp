@@ -128,4 +128,19 @@ inline read_set parse_reads(std::istream& in, const std::string& name) {
   }
 }
 
+/// The separator joined_bases puts between reads: not a base, so no k-mer spans two reads.
+inline constexpr char read_separator = '\n';
+
+/// Every read's bases with read_separator between one read and the next: the text a GPU counter
+/// reads in one piece (its windows that hold a separator are no k-mer).
+inline std::string joined_bases(const read_set& reads) {
+  std::string text;
+  text.reserve(reads.bases.size() + reads.reads());
+  for (std::size_t r = 0; r < reads.reads(); ++r) {
+    if (r) text += read_separator;
+    text += reads.read(r);
+  }
+  return text;
+}
+
 }  // namespace memscope::kmer
