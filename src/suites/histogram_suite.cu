@@ -23,6 +23,7 @@
 #include "memscope/histogram/histogram.cuh"
 #include "memscope/histogram/reference.hpp"
 #include "suites/histogram_inputs.cuh"
+#include "suites/histogram_photos.cuh"
 
 #include <cub/device/device_histogram.cuh>
 #include <cuda/std/array>
@@ -338,15 +339,17 @@ void histogram_body(case_state& st) {
 /// padding is never counted.
 constexpr std::size_t k_default_width = 3001;  // odd, so no row of any sample type is whole vectors
 
-template <class T, int Channels, int Active>
-void pixels_case(case_state& st) {
+/// `fill(samples, count, stream)` writes the pixels' samples; `source` names them for the
+/// reference cache (the same seed fills synthetic pixels alike, a photograph's name its own).
+template <class T, int Channels, int Active, class Fill>
+void pixels_case(case_state& st, const Fill& fill, const std::string& source) {
   using LevelT = std::conditional_t<sizeof(T) == 1, int, T>;
   using CounterT = std::uint32_t;
   const auto pixels = static_cast<std::size_t>(st.get_int("pixels"));
   const int bins = static_cast<int>(st.get_int("bins"));
   const std::string& strategy = st.get_string("strategy");
-  const bool pitched = st.get_string("layout") == "pitched";
-  const auto width = static_cast<std::size_t>(st.get_int("width"));
+  const bool pitched = st.has_axis("layout") && st.get_string("layout") == "pitched";
+  const auto width = st.has_axis("width") ? static_cast<std::size_t>(st.get_int("width")) : k_default_width;
   const cudaStream_t s = st.stream();
   if constexpr (sizeof(T) == 1)
     if (bins > 256) st.skip("8-bit samples take 256 distinct values: more than 256 bins would stay empty");
@@ -370,7 +373,7 @@ void pixels_case(case_state& st) {
   if (strategy != "cub") opt = options_for(strategy);
 
   device_buffer<T> samples(elems);
-  hg::make_samples(samples.data(), elems, hg::input_shape{}, bins, st.seed(), s);
+  fill(samples.data(), elems, s);
   std::vector<device_buffer<CounterT>> outs;
   cuda::std::array<CounterT*, Active> ptrs;
   for (int a = 0; a < Active; ++a) {
@@ -426,7 +429,8 @@ void pixels_case(case_state& st) {
     return d_want.to_host();
   };
   const auto& want = references().get<CounterT>(
-      st, fmt::format("{}|{}|{}|{}|{}|{}|{}", typeid(T).name(), Channels, Active, bins, rows, row_pixels, pitch),
+      st,
+      fmt::format("{}|{}|{}|{}|{}|{}|{}|{}", source, typeid(T).name(), Channels, Active, bins, rows, row_pixels, pitch),
       counted);
   for (int round = 0; round < 2; ++round) {
     for (auto& o : outs) o.poison(s);
@@ -449,21 +453,45 @@ void pixels_case(case_state& st) {
   st.exec(launch);
 }
 
-void pixels_body(case_state& st) {
+template <class T, int Channels, int Active>
+struct synthetic_pixels {
+  void operator()(case_state& st) const {
+    const int bins = static_cast<int>(st.get_int("bins"));
+    const std::uint64_t seed = st.seed();
+    pixels_case<T, Channels, Active>(
+        st, [&](T* d, std::size_t n, cudaStream_t s) { hg::make_samples(d, n, hg::input_shape{}, bins, seed, s); },
+        "synthetic");
+  }
+};
+
+template <class T, int Channels, int Active>
+struct photo_pixels_of {
+  void operator()(case_state& st) const {
+    const auto& photo = load_photo(st, st.get_string("photo"));
+    pixels_case<T, Channels, Active>(
+        st, [&](T* d, std::size_t n, cudaStream_t s) { photo_pixels<T, Channels>(photo, d, n, s); }, photo.name);
+  }
+};
+
+template <template <class, int, int> class Body>
+void image_body(case_state& st) {
   const std::string& image = st.get_string("image");
-  if (image == "rgba_u8") pixels_case<std::uint8_t, 4, 3>(st);
-  else if (image == "gray_u8") pixels_case<std::uint8_t, 1, 1>(st);
-  else if (image == "gray_f32") pixels_case<float, 1, 1>(st);
-  else if (image == "rgb_f32") pixels_case<float, 3, 3>(st);
+  if (image == "rgba_u8") Body<std::uint8_t, 4, 3>{}(st);
+  else if (image == "gray_u8") Body<std::uint8_t, 1, 1>{}(st);
+  else if (image == "gray_f32") Body<float, 1, 1>{}(st);
+  else if (image == "rgb_f32") Body<float, 3, 3>{}(st);
   else throw usage_error("histogram image '" + image + "': rgba_u8, gray_u8, gray_f32 or rgb_f32");
 }
+
+void pixels_body(case_state& st) { image_body<synthetic_pixels>(st); }
+void photos_body(case_state& st) { image_body<photo_pixels_of>(st); }
 
 std::uint64_t histogram_footprint(const axis_point& p) {
   // Samples, the output, and CUB's per-block private histograms beyond 256 bins.
   if (p.has("pixels")) {  // up to 4 samples of 4 bytes a pixel, the channels' outputs, and pitched rows' padding
     const auto pixels = static_cast<std::uint64_t>(p.get_int("pixels"));
     std::uint64_t padded = 0;
-    if (p.get_string("layout") == "pitched") {
+    if (p.has("layout") && p.get_string("layout") == "pitched") {
       const std::uint64_t width = std::min<std::uint64_t>(pixels, static_cast<std::uint64_t>(p.get_int("width")));
       if (width > 0) padded = ceil_div(pixels, width) * ceil_div(width * 16, std::uint64_t{512}) * 512;
     }
@@ -657,6 +685,33 @@ std::vector<std::string> pixels_axes(const case_result& r) {
   return {"image", "layout", "bins"};
 }
 
+/// Photographs: per image format, the automatic choice's worst ratio to CUB over every
+/// photograph and size, with the per-call times at the smallest size.
+void photos_findings(const present::suite_view& v, std::vector<std::string>& out) {
+  forms_findings(
+      v, "photos",
+      [](const case_result&) {
+        return std::vector<std::string>{"photo", "image", "pixels"};
+      },
+      "photographs (CUB's interleaved form)", out);
+  const auto rows = auto_rows(v, "photos");
+  for (const std::string image : {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"}) {
+    const auto mine = present::filter(rows, present::axis_is("image", image));
+    const auto* worst = present::worst_by(mine, present::metric_of("speedup_vs_cub"));
+    if (!worst) continue;
+    std::int64_t smallest = present::largest(mine, "pixels");
+    for (const auto* r : mine) smallest = std::min(smallest, r->int_axis("pixels").value_or(smallest));
+    const auto small = present::filter(mine, [&](const case_result& r) { return r.int_axis("pixels") == smallest; });
+    const auto* slow = present::worst_by(small, present::metric_of("speedup_vs_cub"));
+    out.push_back(
+        fmt::format("photographs {}: automatic choice worst {:.2f}x CUB ({}, {} pixels, {}); at {} pixels "
+                    "worst {:.2f}x ({}: {} a call)",
+                    image, worst->metric("speedup_vs_cub"), worst->string_axis("photo"),
+                    worst->int_axis("pixels").value_or(0), worst->label("plan"), smallest,
+                    slow->metric("speedup_vs_cub"), slow->string_axis("photo"), format_seconds(slow->stats.median)));
+  }
+}
+
 void histogram_findings(const present::suite_view& v, std::vector<std::string>& out) {
   const auto uniform = even_rows(v, "uniform");
   const auto n = present::largest(v.rows(present::case_is("even")), "samples");
@@ -683,6 +738,7 @@ void histogram_findings(const present::suite_view& v, std::vector<std::string>& 
       },
       "CUB's interface beyond float even bins (level ranges, u8/i32/f64 samples, 64-bit counters)", out);
   forms_findings(v, "pixels", pixels_axes, "CUB's image forms (interleaved channels, pitched rows)", out);
+  photos_findings(v, out);
   const auto seed = v.rows(present::case_is("seed_table"));
   if (!seed.empty()) {
     std::string text = "the seed's table (10M floats, 2048 bins):";
@@ -884,6 +940,31 @@ void register_histogram(registry& reg) {
                 .with_quick({std::int64_t{1} << 22})
                 .with_range(0, hg::policy::max_samples)
                 .with_verify({std::int64_t{0}, std::int64_t{1}, std::int64_t{3001}, std::int64_t{1000003}}))
+      .footprint(histogram_footprint)
+      .baseline("strategy", std::string("cub"), "speedup_vs_cub");
+  s.add("photos", photos_body)
+      .summary(
+          "CUB's interleaved image form over real photographs (python3-skimage, scripts/data.sh) tiled to "
+          "2^16-2^26 pixels: RGBA 8-bit with an opaque alpha, RGB float, gray; memscope against CUB")
+      .axis(strategy_axis({"auto", "cub"}))
+      .axis(axis::strings("photo", {std::begin(photo_names), std::end(photo_names)},
+                          "astronaut 512x512, coffee 600x400, chelsea 451x300, rocket 640x427, hubble_deep_field "
+                          "1000x872, retina 1411x1411: repeated top to bottom to the pixel count")
+                .with_quick({std::string("retina")})
+                .with_verify({std::string("chelsea"), std::string("retina")}))
+      .axis(axis::strings("image", {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"},
+                          "RGBA 8-bit (alpha 255, not counted), BT.601 luma 8-bit or as float, RGB float; floats "
+                          "are (v + 0.5) / 256 of the 8-bit values")
+                .with_quick({std::string("rgba_u8"), std::string("rgb_f32")})
+                .with_validator([](const std::string& v) {
+                  if (v != "rgba_u8" && v != "gray_u8" && v != "gray_f32" && v != "rgb_f32")
+                    throw usage_error("histogram image takes rgba_u8, gray_u8, gray_f32 or rgb_f32");
+                }))
+      .axis(axis::integers("bins", {256}, "bins per channel (num_levels - 1)").with_range(1, hg::policy::max_bins))
+      .axis(axis::pow2("pixels", {16, 20, 24, 26}, "pixels binned")
+                .with_quick({std::int64_t{1} << 20, std::int64_t{1} << 24})
+                .with_range(0, hg::policy::max_samples)
+                .with_verify({std::int64_t{1}, std::int64_t{3001}, std::int64_t{1000003}}))
       .footprint(histogram_footprint)
       .baseline("strategy", std::string("cub"), "speedup_vs_cub");
   s.add("seed_table", histogram_body)
