@@ -4,6 +4,7 @@
 #include "memscope/kmer/kmer.hpp"
 #include "memscope/kmer/reads.hpp"
 #include "memscope/kmer/reference.hpp"
+#include "memscope/kmer/table_plan.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 
@@ -81,6 +83,62 @@ TEST(KmerReads, FastaAndFastqWithAwkwardReads) {
   EXPECT_EQ(c.short_reads, 3u);
   EXPECT_THROW(count_reference(fa, 0), std::invalid_argument);
   EXPECT_THROW(count_reference(fa, 33), std::invalid_argument);
+}
+
+// The GPU counters' window code (kmer.hpp, run in encode.cuh's kernels) against canonical() of
+// the window's bases, an independent path: every window of a text with N, lower case and read
+// separators, every k, both code widths.
+TEST(Kmer, WindowCodesAreTheCanonicalCodeOrNoKmer) {
+  std::mt19937_64 rng(12345);
+  std::string text(3000, 'A');
+  for (auto& c : text) {
+    const auto r = rng() % 100;
+    c = r == 0 ? 'N' : r == 1 ? '\n' : r < 10 ? "acgt"[rng() % 4] : "ACGT"[rng() % 4];
+  }
+  for (int k = 1; k <= max_k; ++k)
+    for (std::size_t i = 0; i + static_cast<std::size_t>(k) <= text.size(); ++i) {
+      std::uint64_t code = 0;
+      bool valid = true;
+      for (int j = 0; j < k; ++j) {
+        const int b = base_code(text[i + static_cast<std::size_t>(j)]);
+        valid = valid && b >= 0;
+        code = (code << 2) | static_cast<std::uint64_t>(b < 0 ? 0 : b);
+      }
+      const std::uint64_t want = valid ? canonical(code, k) : no_kmer<std::uint64_t>;
+      ASSERT_EQ(window_code<std::uint64_t>(text.data() + i, k), want) << "k " << k << " at " << i;
+      if (k <= max_k_for<std::uint32_t>) {
+        ASSERT_EQ(window_code<std::uint32_t>(text.data() + i, k),
+                  valid ? static_cast<std::uint32_t>(want) : no_kmer<std::uint32_t>);
+      }
+    }
+  EXPECT_EQ(text_windows(0, 5), 0u);
+  EXPECT_EQ(text_windows(4, 5), 0u);
+  EXPECT_EQ(text_windows(5, 5), 1u);
+}
+
+// The mark of a window that is no k-mer is never a canonical code, and lies past 4^k where the
+// code type has room, so a dense table's histogram leaves it out.
+TEST(Kmer, NoKmerIsNeverCanonical) {
+  for (int k = 1; k <= max_k; ++k) {
+    EXPECT_EQ(canonical(kmer_mask(k), k), 0u) << "all T's is all A's reverse complement, k " << k;
+    if (k < 32) {
+      EXPECT_GE(no_kmer<std::uint64_t>, std::uint64_t{1} << (2 * k));
+    }
+    if (k < 16) {
+      EXPECT_GE(no_kmer<std::uint32_t>, std::uint32_t{1} << (2 * k));
+    }
+  }
+}
+
+TEST(Kmer, HashTablesArePowersOfTwoWithAQuarterSpare) {
+  for (const std::size_t windows : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{5},
+                                    std::size_t{1000}, std::size_t{22000000}}) {
+    const std::size_t slots = table_slots_for(windows);
+    EXPECT_EQ(slots & (slots - 1), 0u) << windows;
+    EXPECT_GT(slots * 4, windows * 5) << windows;
+    EXPECT_LE(slots, 2 * (windows * 5 / 4 + 1)) << windows;
+  }
+  EXPECT_NE(slot_hash(1) & 1023, slot_hash(2) & 1023);  // neighbouring codes start apart
 }
 
 TEST(KmerReads, JoinedBasesSeparateReadsSoNoKmerSpansTwo) {

@@ -26,34 +26,6 @@ struct encode_policy {
   static constexpr int tile_windows = block_threads * items;
 };
 
-/// The mark of a window that is no k-mer, in 32- or 64-bit codes: all bits set is never
-/// canonical (all T's has the all-A's code, 0, as its canonical form), and for k < 16 (32-bit)
-/// or k < 32 it lies outside [0, 4^k) as well, so histograms over [0, 4^k) leave it out.
-template <class Code>
-inline constexpr Code no_kmer = ~Code{0};
-
-/// Windows of k bases in a text of n bytes.
-MEMSCOPE_HD constexpr std::size_t text_windows(std::size_t n, int k) {
-  return n >= static_cast<std::size_t>(k) ? n - static_cast<std::size_t>(k) + 1 : 0;
-}
-
-/// The widest k a code type holds.
-template <class Code>
-inline constexpr int max_k_for = static_cast<int>(sizeof(Code) * 4);
-
-/// The canonical code of the k bytes at `bases`, or no_kmer<Code> where one is not A, C, G or T.
-template <class Code>
-__device__ __forceinline__ Code window_code(const char* bases, int k) {
-  Code fwd = 0, rev = 0;
-  for (int j = 0; j < k; ++j) {
-    const int b = base_code(bases[j]);
-    if (b < 0) return no_kmer<Code>;
-    fwd = (fwd << 2) | static_cast<Code>(b);
-    rev |= static_cast<Code>(3 - b) << (2 * j);  // base j is the reverse complement's (k-1-j)th
-  }
-  return fwd < rev ? fwd : rev;
-}
-
 /// Calls sink(window, code) for every window of text[0, n), a tile of encode_policy::tile_windows
 /// windows per block and trip. Every thread of the block must call it (it synchronises).
 /// `tile` is shared memory of encode_tile_bytes(k) bytes.

@@ -5,6 +5,7 @@
 
 #include "memscope/core/host_device.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -50,6 +51,34 @@ MEMSCOPE_HD std::uint64_t reverse_complement(std::uint64_t code, int k) {
 MEMSCOPE_HD std::uint64_t canonical(std::uint64_t code, int k) {
   const std::uint64_t rc = reverse_complement(code, k);
   return rc < code ? rc : code;
+}
+
+/// The mark of a window that is no k-mer, in 32- or 64-bit codes: all bits set is never
+/// canonical (all T's has the all-A's code, 0, as its canonical form), and for k < 16 (32-bit)
+/// or k < 32 it lies outside [0, 4^k) as well, so histograms over [0, 4^k) leave it out.
+template <class Code>
+inline constexpr Code no_kmer = ~Code{0};
+
+/// Windows of k bases in a text of n bytes.
+MEMSCOPE_HD constexpr std::size_t text_windows(std::size_t n, int k) {
+  return n >= static_cast<std::size_t>(k) ? n - static_cast<std::size_t>(k) + 1 : 0;
+}
+
+/// The widest k a code type holds.
+template <class Code>
+inline constexpr int max_k_for = static_cast<int>(sizeof(Code) * 4);
+
+/// The canonical code of the k bytes at `bases`, or no_kmer<Code> where one is not A, C, G or T.
+template <class Code>
+MEMSCOPE_HD Code window_code(const char* bases, int k) {
+  Code fwd = 0, rev = 0;
+  for (int j = 0; j < k; ++j) {
+    const int b = base_code(bases[j]);
+    if (b < 0) return no_kmer<Code>;
+    fwd = (fwd << 2) | static_cast<Code>(b);
+    rev |= static_cast<Code>(3 - b) << (2 * j);  // base j is the reverse complement's (k-1-j)th
+  }
+  return fwd < rev ? fwd : rev;
 }
 
 /// The bases of a k-mer code, upper case.

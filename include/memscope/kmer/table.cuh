@@ -9,6 +9,7 @@
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/launch.cuh"
 #include "memscope/kmer/encode.cuh"
+#include "memscope/kmer/table_plan.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -20,29 +21,10 @@
 
 namespace memscope::kmer {
 
-struct table_policy {
-  static constexpr int block_threads = 256;
-  /// Slots per window at least, rounded up to a power of two: a text cannot hold more distinct
-  /// k-mers than windows, so the table never fills, and at most 4/5 of its slots are taken
-  /// (short probe runs even where every k-mer is new, as in an assembly).
-  static constexpr int slots_num = 5, slots_den = 4;
-};
-
 struct table_slot {
   unsigned long long key;    // a canonical code, or no_kmer<std::uint64_t> while free
   unsigned long long count;  // occurrences of key
 };
-
-/// Where a code starts probing: murmur3's 64-bit finaliser, so that neighbouring codes (which
-/// share all but their last bases) land far apart.
-MEMSCOPE_HD std::uint64_t slot_hash(std::uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  x ^= x >> 33;
-  return x;
-}
 
 struct table_view {
   table_slot* slots = nullptr;
@@ -90,15 +72,6 @@ __global__ void __launch_bounds__(table_policy::block_threads)
   for_each_window<std::uint64_t>(text, n, k, tile, [&](std::size_t, std::uint64_t code) {
     if (code != no_kmer<std::uint64_t>) table_add(t, code);
   });
-}
-
-/// Slots for a text of `windows` windows (table_policy): a power of two, at least 1.
-inline std::size_t table_slots_for(std::size_t windows) {
-  const std::size_t want = windows / table_policy::slots_den * table_policy::slots_num +
-                           (windows % table_policy::slots_den) * table_policy::slots_num / table_policy::slots_den + 1;
-  std::size_t slots = 1;
-  while (slots < want) slots <<= 1;
-  return slots;
 }
 
 /// A table of counted k-mers on the GPU.
