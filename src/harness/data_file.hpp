@@ -14,6 +14,9 @@ inline constexpr const char* data_dir_variable = "MEMSCOPE_DATA";
 /// Where scripts/data.sh put the data sets.
 std::string data_dir();
 
+/// The path of data file `relative` (under data_dir()), as errors name it.
+std::string data_path(const std::string& relative);
+
 /// The largest data file memscope reads, plain or inflated.
 inline constexpr std::size_t max_data_bytes = std::size_t{1} << 30;
 

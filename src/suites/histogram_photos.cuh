@@ -8,6 +8,7 @@
 #include "harness/data_file.hpp"
 #include "harness/pam.hpp"
 #include "harness/state.hpp"
+#include "suites/last_kept.hpp"
 
 #include "memscope/core/cuda_check.hpp"
 #include "memscope/core/device_buffer.hpp"
@@ -15,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -33,20 +33,19 @@ struct device_photo {
 /// The photograph `name`, read once and kept while points of the same photograph follow each
 /// other; a missing data set skips the point with how to make it.
 inline const device_photo& load_photo(case_state& st, const std::string& name) {
-  static std::unique_ptr<device_photo> kept;
-  if (kept && kept->name == name) return *kept;
-  kept.reset();
-  const std::string file = "photos/" + name + ".pam.gz";
-  const auto bytes = read_data_file(file);
-  if (!bytes) st.skip(missing_data_reason(file));
-  const rgb_image img = parse_pam(*bytes, data_dir() + "/" + file);
-  auto p = std::make_unique<device_photo>();
-  p->name = name;
-  p->pixels = img.pixels();
-  p->rgb = device_buffer<std::uint8_t>(img.rgb.size());
-  p->rgb.from_host(img.rgb);
-  kept = std::move(p);
-  return *kept;
+  static last_kept<device_photo> kept;
+  return kept.get(name, [&] {
+    const std::string file = "photos/" + name + ".pam.gz";
+    const auto bytes = read_data_file(file);
+    if (!bytes) st.skip(missing_data_reason(file));
+    const rgb_image img = parse_pam(*bytes, data_path(file));
+    device_photo p;
+    p.name = name;
+    p.pixels = img.pixels();
+    p.rgb = device_buffer<std::uint8_t>(img.rgb.size());
+    p.rgb.from_host(img.rgb);
+    return p;
+  });
 }
 
 /// ITU-R BT.601 luma, rounded, as most image libraries turn RGB into gray.

@@ -24,6 +24,7 @@
 #include "memscope/histogram/reference.hpp"
 #include "suites/histogram_inputs.cuh"
 #include "suites/histogram_photos.cuh"
+#include "suites/last_kept.hpp"
 
 #include <cub/device/device_histogram.cuh>
 #include <cuda/std/array>
@@ -188,17 +189,14 @@ class reference_cache {
   /// from `count()` when the input is not the last one's; valid until the next call.
   template <class CountT, class Count>
   const std::vector<CountT>& get(case_state& st, const std::string& input, Count&& count) {
-    std::string key = fmt::format("{}|{}|{}|{}", st.result().id(), typeid(CountT).name(), input, st.seed());
-    if (key != key_) {
-      counts_ = std::make_shared<const std::vector<CountT>>(count());
-      key_ = std::move(key);
-    }
-    return *std::static_pointer_cast<const std::vector<CountT>>(counts_);
+    const std::string key = fmt::format("{}|{}|{}|{}", st.result().id(), typeid(CountT).name(), input, st.seed());
+    const auto& counts = kept_.get(
+        key, [&] { return std::shared_ptr<const void>(std::make_shared<const std::vector<CountT>>(count())); });
+    return *std::static_pointer_cast<const std::vector<CountT>>(counts);
   }
 
  private:
-  std::string key_;
-  std::shared_ptr<const void> counts_;
+  last_kept<std::shared_ptr<const void>> kept_;  // the counts' type is in the key
 };
 
 reference_cache& references() {
@@ -955,11 +953,7 @@ void register_histogram(registry& reg) {
       .axis(axis::strings("image", {"rgba_u8", "gray_u8", "gray_f32", "rgb_f32"},
                           "RGBA 8-bit (alpha 255, not counted), BT.601 luma 8-bit or as float, RGB float; floats "
                           "are (v + 0.5) / 256 of the 8-bit values")
-                .with_quick({std::string("rgba_u8"), std::string("rgb_f32")})
-                .with_validator([](const std::string& v) {
-                  if (v != "rgba_u8" && v != "gray_u8" && v != "gray_f32" && v != "rgb_f32")
-                    throw usage_error("histogram image takes rgba_u8, gray_u8, gray_f32 or rgb_f32");
-                }))
+                .with_quick({std::string("rgba_u8"), std::string("rgb_f32")}))
       .axis(axis::integers("bins", {256}, "bins per channel (num_levels - 1)").with_range(1, hg::policy::max_bins))
       .axis(axis::pow2("pixels", {16, 20, 24, 26}, "pixels binned")
                 .with_quick({std::int64_t{1} << 20, std::int64_t{1} << 24})

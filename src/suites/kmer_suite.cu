@@ -16,6 +16,7 @@
 #include "harness/suite.hpp"
 #include "present/chart_spec.hpp"
 #include "present/findings.hpp"
+#include "suites/last_kept.hpp"
 
 #include "memscope/core/device_buffer.hpp"
 #include "memscope/core/verify.hpp"
@@ -32,7 +33,6 @@
 
 #include <cmath>
 #include <map>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,33 +69,24 @@ class data_set {
 };
 
 const data_set& load(case_state& st, const std::string& name) {
-  static std::unique_ptr<data_set> kept;
-  if (kept && kept->name == name) return *kept;
-  kept.reset();
-  std::size_t i = 0;
-  while (data_names[i] != name) ++i;
-  const auto text = read_data_file(data_files[i]);
-  if (!text) st.skip(missing_data_reason(data_files[i]));
-  auto d = std::make_unique<data_set>();
-  d->name = name;
-  std::istringstream in(*text);
-  d->reads = km::parse_reads(in, data_dir() + "/" + data_files[i]);
-  d->text = km::joined_bases(d->reads);
-  kept = std::move(d);
-  return *kept;
+  static last_kept<data_set> kept;
+  return kept.get(name, [&] {
+    const char* file = data_files[choice<std::size_t>(data_names, name)];
+    const auto text = read_data_file(file);
+    if (!text) st.skip(missing_data_reason(file));
+    data_set d;
+    d.name = name;
+    std::istringstream in(*text);
+    d.reads = km::parse_reads(in, data_path(file));
+    d.text = km::joined_bases(d.reads);
+    return d;
+  });
 }
 
 /// The host reference of one (data set, k), kept for the next counter of the same point.
 const km::kmer_counts& reference(const data_set& d, int k) {
-  static std::string key;
-  static km::kmer_counts kept;
-  const std::string want = d.name + "/" + std::to_string(k);
-  if (key != want) {
-    key.clear();
-    kept = km::count_reference(d.reads, k);
-    key = want;
-  }
-  return kept;
+  static last_kept<km::kmer_counts> kept;
+  return kept.get(d.name + "/" + std::to_string(k), [&] { return km::count_reference(d.reads, k); });
 }
 
 /// The text in device memory.
