@@ -9,6 +9,7 @@
 // Exit status: 0 counted; 2 bad arguments or input (named with its line); 1 a CUDA error.
 
 #include "memscope/core/device_buffer.hpp"
+#include "memscope/kmer/compare.hpp"
 #include "memscope/kmer/dense.cuh"
 #include "memscope/kmer/encode.cuh"
 #include "memscope/kmer/reads.hpp"
@@ -40,18 +41,11 @@ void count(const std::string& text, int k, std::vector<std::uint64_t>& codes, st
   memscope::device_buffer<char> d_text(text.size());
   if (!text.empty()) MEMSCOPE_CUDA_CALL(cudaMemcpy(d_text.data(), text.data(), text.size(), cudaMemcpyHostToDevice));
   const std::size_t windows = km::text_windows(text.size(), k);
-  codes.clear();
-  counts.clear();
   if (k <= 12) {  // 4^12 32-bit counters are 64 MiB: a dense table is the simplest count
     memscope::device_buffer<std::uint32_t> d_codes(windows), d_dense(static_cast<std::size_t>(km::dense_bins(k)));
-    km::encode_kmers(text.empty() ? nullptr : d_text.data(), text.size(), k, d_codes.data(), nullptr);
+    km::encode_kmers(d_text.data(), text.size(), k, d_codes.data(), nullptr);
     km::count_kmers_dense(d_codes.data(), windows, k, d_dense.data(), nullptr);
-    const auto dense = d_dense.to_host();
-    for (std::size_t c = 0; c < dense.size(); ++c)
-      if (dense[c]) {
-        codes.push_back(c);
-        counts.push_back(dense[c]);
-      }
+    km::dense_entries(d_dense.to_host(), codes, counts);
     return;
   }
   km::kmer_table table(km::table_slots_for(windows));

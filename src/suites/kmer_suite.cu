@@ -196,14 +196,9 @@ void sort_count(case_state& st, const data_set& d, int k) {
   const auto text = upload(d, s);
   sorted_count sorted(text, k, s);
   if (st.verify_only()) {
-    std::vector<std::uint64_t> codes(sorted.distinct);
-    std::vector<std::uint32_t> counts(sorted.distinct);
-    if (sorted.distinct) {
-      MEMSCOPE_CUDA_CALL(cudaMemcpy(codes.data(), sorted.sorter.unique(), sorted.distinct * sizeof(std::uint64_t),
-                                    cudaMemcpyDeviceToHost));
-      MEMSCOPE_CUDA_CALL(cudaMemcpy(counts.data(), sorted.sorter.counts(), sorted.distinct * sizeof(std::uint32_t),
-                                    cudaMemcpyDeviceToHost));
-    }
+    std::vector<std::uint64_t> codes;
+    std::vector<std::uint32_t> counts;
+    sorted.sorter.entries(codes, counts, s);
     st.check(against_reference(d, k, codes, counts));
   } else {
     km::kmer_table table(km::table_slots_for(sorted.codes.size()));

@@ -28,9 +28,10 @@ std::string counts_difference(const kmer_counts& want, const std::vector<std::ui
   return {};
 }
 
-/// The non-zero entries of a dense table (counts of codes 0 to 4^k - 1) as codes and counts.
-template <class Count>
-void dense_entries(const std::vector<Count>& dense, std::vector<std::uint64_t>& codes, std::vector<Count>& counts) {
+/// The non-zero entries of a dense table (counts of codes 0 to 4^k - 1) as codes and counts,
+/// codes ascending.
+template <class Count, class Out>
+void dense_entries(const std::vector<Count>& dense, std::vector<std::uint64_t>& codes, std::vector<Out>& counts) {
   codes.clear();
   counts.clear();
   for (std::size_t c = 0; c < dense.size(); ++c)

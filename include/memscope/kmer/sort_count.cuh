@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace memscope::kmer {
 
@@ -38,7 +39,6 @@ class sort_counter {
     if (windows > sorted_.size())
       throw std::invalid_argument("sort_counter: " + std::to_string(windows) + " windows for a counter of " +
                                   std::to_string(sorted_.size()));
-    k_ = k;
     windows_ = windows;
     if (windows == 0) return;
     std::size_t bytes = temp_.size();
@@ -64,6 +64,17 @@ class sort_counter {
     return static_cast<std::size_t>(runs) - (last == no_kmer<std::uint64_t> ? 1 : 0);
   }
 
+  /// The distinct k-mers of the last count, copied to the host: codes[i] occurred counts[i]
+  /// times, codes ascending (waits for the count).
+  void entries(std::vector<std::uint64_t>& codes, std::vector<std::uint32_t>& counts, cudaStream_t stream) const {
+    const std::size_t n = distinct(stream);
+    codes.resize(n);
+    counts.resize(n);
+    if (n == 0) return;
+    MEMSCOPE_CUDA_CALL(cudaMemcpy(codes.data(), unique_.data(), n * sizeof(std::uint64_t), cudaMemcpyDeviceToHost));
+    MEMSCOPE_CUDA_CALL(cudaMemcpy(counts.data(), counts_.data(), n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  }
+
   const std::uint64_t* unique() const { return unique_.data(); }
   const std::uint32_t* counts() const { return counts_.data(); }
   /// Device memory the counter holds.
@@ -74,7 +85,6 @@ class sort_counter {
   device_buffer<std::uint32_t> counts_;
   device_buffer<std::int64_t> runs_;
   device_buffer<unsigned char> temp_;
-  int k_ = 0;
   std::size_t windows_ = 0;
 };
 

@@ -78,13 +78,9 @@ km::sort_counter expect_sort_counts(const uploaded& in, int k, const km::kmer_co
   km::encode_kmers(in.d_text.data(), in.text.size(), k, codes.data(), nullptr);
   km::sort_counter sorter(windows);
   sorter.count(codes.data(), windows, k, nullptr);
-  const std::size_t distinct = sorter.distinct(nullptr);
-  std::vector<std::uint64_t> unique(distinct);
-  std::vector<std::uint32_t> counts(distinct);
-  if (distinct) {
-    MEMSCOPE_CUDA_CALL(cudaMemcpy(unique.data(), sorter.unique(), distinct * 8, cudaMemcpyDeviceToHost));
-    MEMSCOPE_CUDA_CALL(cudaMemcpy(counts.data(), sorter.counts(), distinct * 4, cudaMemcpyDeviceToHost));
-  }
+  std::vector<std::uint64_t> unique;
+  std::vector<std::uint32_t> counts;
+  sorter.entries(unique, counts, nullptr);
   EXPECT_EQ(km::counts_difference(want, unique, counts, k), "") << context("sort and count", k, in.text.size());
   return sorter;
 }
