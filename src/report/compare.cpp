@@ -78,6 +78,14 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
     };
     if (!has(a) && !has(b)) throw usage_error("--ignore-axis " + name + ": no row of A or B has that axis");
   }
+  // One launch with no warm-up (for a profiler) times the first launch's costs too: not a
+  // figure another run's samples can be held against.
+  for (const auto& [d, which] : {std::pair{&a, "A"}, std::pair{&b, "B"}})
+    if (d->timing && d->timing->run_once)
+      throw usage_error(
+          fmt::format("results {} was taken with --run-once (one launch a point, no warm-up, for a "
+                      "profiler): its times cannot be compared; compare runs without --run-once",
+                      which));
   const auto in_a = timed_rows(a, "A", opt.ignore_axes);
   const auto in_b = timed_rows(b, "B", opt.ignore_axes);
   comparison c;
@@ -181,6 +189,15 @@ std::string l2_relation(const results_doc& a, const results_doc& b) {
          ": every ratio includes the change of regime, not only of code";
 }
 
+std::string stopping_relation(const results_doc& a, const results_doc& b) {
+  if (a.quick == b.quick) return {};
+  const auto what = [](bool quick) { return quick ? "--quick (fewer samples a point)" : "the full stopping rule"; };
+  return fmt::format(
+      "stopping rules: A {}, B {}: the points both measured are compared, with the rank test of the smaller "
+      "sample; a --quick run's smaller samples call fewer small differences",
+      what(a.quick), what(b.quick));
+}
+
 void print(const comparison& c, const results_doc& a, const results_doc& b, std::ostream& out) {
   // Names and commands come from files: never let them drive the terminal.
   out << fmt::format("A: {} on {} ({}, {})\nB: {} on {} ({}, {})\n", terminal_safe(a.command),
@@ -194,6 +211,7 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   }
   out << "GPUs: " << gpu_relation(a, b) << '\n';
   if (const auto l2 = l2_relation(a, b); !l2.empty()) out << l2 << '\n';
+  if (const auto rule = stopping_relation(a, b); !rule.empty()) out << rule << '\n';
   if (!c.ignored_axes.empty()) {
     std::string names;
     for (const auto& n : c.ignored_axes) names += (names.empty() ? "" : ", ") + terminal_safe(n);

@@ -76,6 +76,9 @@ std::string gpu_relation(const results_doc& a, const results_doc& b);
 /// a line that says so; "" where they are alike.
 std::string l2_relation(const results_doc& a, const results_doc& b);
 
+/// What differs between the two runs' stopping rules (--quick against the full rule), or "".
+std::string stopping_relation(const results_doc& a, const results_doc& b);
+
 /// Rows of B slower than A by more than `pct` percent (and beyond the noise).
 std::vector<const comparison_row*> regressions(const comparison& c, double pct);
 

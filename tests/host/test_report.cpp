@@ -720,6 +720,17 @@ TEST(Compare, SaysWhichGpusItCompares) {
   EXPECT_NE(report::gpu_relation(a, b).find("different GPU models"), std::string::npos);
 }
 
+namespace {
+
+/// What `memscope compare` prints for A and B.
+std::string compared_text(const results_doc& a, const results_doc& b) {
+  std::ostringstream out;
+  report::print(report::compare(a, b, builtin_registry()), a, b, out);
+  return out.str();
+}
+
+}  // namespace
+
 TEST(Compare, SaysWhenTheTwoRunsStartedFromDifferentL2s) {
   auto a = doc_with({row("s", "x", {}, 1e-3)});
   auto b = a;
@@ -729,9 +740,37 @@ TEST(Compare, SaysWhenTheTwoRunsStartedFromDifferentL2s) {
             "L2 at every sample's start: A warm (what the previous launch left), B full of dirty lines (--cold=dirty): "
             "every ratio includes the change of regime, not only of code");
   a.cold = cold_mode::clean;
-  std::ostringstream out;
-  report::print(report::compare(a, b, builtin_registry()), a, b, out);
-  EXPECT_NE(out.str().find("A flushed clean (--cold), B full of dirty lines"), std::string::npos) << out.str();
+  const std::string out = compared_text(a, b);
+  EXPECT_NE(out.find("A flushed clean (--cold), B full of dirty lines"), std::string::npos) << out;
+}
+
+TEST(Compare, SaysWhenOneRunWasQuick) {
+  auto a = doc_with({row("s", "x", {}, 1e-3)});
+  auto b = a;
+  EXPECT_EQ(report::stopping_relation(a, b), "");
+  b.quick = true;
+  const std::string out = compared_text(a, b);
+  EXPECT_NE(out.find("stopping rules: A the full stopping rule, B --quick"), std::string::npos) << out;
+}
+
+TEST(Compare, RefusesRunsTakenForAProfiler) {
+  auto a = doc_with({row("s", "x", {}, 1e-3)});
+  auto b = a;
+  b.timing = timing_policy::full();
+  EXPECT_NO_THROW(report::compare(a, b, builtin_registry()));
+  b.timing->run_once = true;
+  for (const bool b_is_once : {true, false}) {
+    try {
+      if (b_is_once) report::compare(a, b, builtin_registry());
+      else report::compare(b, a, builtin_registry());
+      ADD_FAILURE() << "a --run-once run was compared";
+    } catch (const usage_error& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(std::string("results ") + (b_is_once ? "B" : "A") + " was taken with --run-once"),
+          std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Advise, TheHostSideBranchesAndTheirFigures) {
