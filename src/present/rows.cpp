@@ -57,6 +57,11 @@ std::int64_t largest(const row_list& rows, const std::string& axis_name) {
   return m;
 }
 
+std::int64_t smallest(const row_list& rows, const std::string& axis_name) {
+  const auto values = int_values(rows, axis_name);
+  return values.empty() ? 0 : values.front();
+}
+
 std::vector<std::int64_t> int_values(const row_list& rows, const std::string& axis_name) {
   std::vector<std::int64_t> out;
   for (const auto* r : rows)

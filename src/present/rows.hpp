@@ -37,6 +37,8 @@ bool matches(const case_result& r, axis_filter axes);
 
 /// The largest value an integer axis takes among `rows` (0 when none has it).
 std::int64_t largest(const row_list& rows, const std::string& axis_name);
+/// The smallest value an integer axis takes among `rows` (0 when none has it).
+std::int64_t smallest(const row_list& rows, const std::string& axis_name);
 /// The distinct values of an integer axis, ascending.
 std::vector<std::int64_t> int_values(const row_list& rows, const std::string& axis_name);
 /// The distinct values of a string axis, in first-seen order.

@@ -637,8 +637,7 @@ void sizes_findings(const present::suite_view& v, std::vector<std::string>& out)
   const auto all = v.rows(present::case_is("sizes"));
   const auto rows = auto_rows(v, "sizes");
   if (rows.empty()) return;
-  std::int64_t smallest = present::largest(rows, "samples");
-  for (const auto* r : rows) smallest = std::min(smallest, r->int_axis("samples").value_or(smallest));
+  const std::int64_t smallest = present::smallest(rows, "samples");
   const auto* worst = present::worst_by(rows, present::metric_of("speedup_vs_cub"));
   for (const auto b : present::int_values(rows, "bins")) {
     const auto mine = present::filter(rows, [&](const case_result& r) {
@@ -697,8 +696,7 @@ void photos_findings(const present::suite_view& v, std::vector<std::string>& out
     const auto mine = present::filter(rows, present::axis_is("image", image));
     const auto* worst = present::worst_by(mine, present::metric_of("speedup_vs_cub"));
     if (!worst) continue;
-    std::int64_t smallest = present::largest(mine, "pixels");
-    for (const auto* r : mine) smallest = std::min(smallest, r->int_axis("pixels").value_or(smallest));
+    const std::int64_t smallest = present::smallest(mine, "pixels");
     const auto small = present::filter(mine, [&](const case_result& r) { return r.int_axis("pixels") == smallest; });
     const auto* slow = present::worst_by(small, present::metric_of("speedup_vs_cub"));
     out.push_back(
