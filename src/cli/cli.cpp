@@ -1,5 +1,6 @@
 #include "cli/cli.hpp"
 #include "cli/concurrent.hpp"
+#include "cli/counters_command.hpp"
 
 #include "core/device_query.hpp"
 #include "harness/gzip.hpp"
@@ -1064,6 +1065,9 @@ int run_cli(int argc, char** argv) {
   adv->add_option("--gpus", af.gpus, "how many GPUs share the data")->check(CLI::Range(1, 1 << 20));
   adv->add_option("--results", af.results, "figures from this results file (default: the bundled profile)");
 
+  counters_flags cf;
+  auto* counters_cmd = add_counters_command(app, cf);
+
   run_flags vf;
   auto* verify =
       app.add_subcommand("verify", "correctness only, on small and awkward sizes; ends with 'N passed, N failed'");
@@ -1083,12 +1087,12 @@ int run_cli(int argc, char** argv) {
     std::cerr
         << "memscope: error: unknown option '" << terminal_safe(argv[1])
         << "' (options go after a command: memscope COMMAND --help; commands: info, map, list, run, verify, report, "
-           "merge, compare, advise)\n";
+           "merge, compare, advise, counters)\n";
     return exit_usage;
   }
   if (argc > 1 && argv[1][0] != '-' && !known) {
     std::cerr << "memscope: error: unknown command '" << argv[1]
-              << "' (commands: info, map, list, run, verify, report, merge, compare, advise)\n";
+              << "' (commands: info, map, list, run, verify, report, merge, compare, advise, counters)\n";
     return exit_usage;
   }
   try {
@@ -1126,6 +1130,10 @@ int run_cli(int argc, char** argv) {
       return do_compare(cmp_a, cmp_b, fail_pct, fail_opt->count() > 0, cmp_opt);
     }
     if (*adv) return do_advise(af);
+    if (*counters_cmd) {
+      cf.list = counters_cmd->count("--list") > 0;
+      return do_counters(cf);
+    }
   } catch (const results_error& e) {
     std::cerr << "memscope: error: " << terminal_safe(e.what()) << '\n';
     return exit_usage;

@@ -782,3 +782,24 @@ TEST(Cli, GpuStopSignalWritesTheRowsAndResumeFinishes) {
   EXPECT_GE(boards, 1u) << c.out;
   std::filesystem::remove_all(dir);
 }
+
+TEST(Cli, CountersAreCheckedAgainstAChipWithoutAGpu) {
+  const auto r = run("counters --chip GH100");
+  if (r.code == 2 && r.out.find("not found") != std::string::npos) GTEST_SKIP() << "no CUPTI here: " << r.out;
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("dram__bytes_read.sum"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replay pass"), std::string::npos) << r.out;
+  const auto listed = run("counters --chip GH100 --list dram__bytes");
+  EXPECT_EQ(listed.code, 0) << listed.out;
+  EXPECT_GE(lines(listed.out), 3) << listed.out;
+  const auto named = run("counters --chip GH100 --metric lts__t_sectors_op_read.sum");
+  EXPECT_EQ(named.code, 0) << named.out;
+  EXPECT_NE(named.out.find("lts__t_sectors_op_read.sum"), std::string::npos) << named.out;
+  expect_one_line_error("counters --chip GH100 --metric dram__bytes_rd.sum", 2, "dram__bytes_read");
+  expect_one_line_error("counters --chip XX100", 2, "GH100");
+  expect_one_line_error("counters --chip GH100 --cupti /nonexistent", 2, "MEMSCOPE_CUPTI_DIR");
+  const auto env = run("counters --chip GH100", "MEMSCOPE_CUPTI_DIR=/nonexistent ");
+  EXPECT_EQ(env.code, 2) << env.out;
+  EXPECT_NE(env.out.find("(MEMSCOPE_CUPTI_DIR)"), std::string::npos) << env.out;
+  if (!has_gpu()) expect_one_line_error("counters", 2, "--chip");
+}
