@@ -19,6 +19,7 @@ left() { echo $((limit - ($(date +%s) - t0))); }
 [ -d .dev ] || tar xJf .devz/bundle.txz || { echo "device-check: no .dev and no .devz/bundle.txz" >&2; exit 1; }
 export MEMSCOPE_EXE=$PWD/.dev/memscope LD_LIBRARY_PATH=$PWD/.dev/lib PATH=$PWD/.dev/bin:$PATH
 [ -d .dev/data ] && export MEMSCOPE_DATA=$PWD/.dev/data
+[ -d .dev/cupti ] && export MEMSCOPE_CUPTI_DIR=$PWD/.dev/cupti
 suites=("$@")
 [ ${#suites[@]} -eq 0 ] && suites=(bandwidth)
 status=0

@@ -2,6 +2,7 @@
 # Stages what a GPU host with the driver but no toolkit and no Debian packages needs, for
 # tools/device-check.sh: the executables (stripped) in .dev/, the data sets (scripts/data.sh)
 # in .dev/data, Jellyfish and KMC with the shared libraries they need in .dev/bin and .dev/lib,
+# CUPTI and its metric libraries in .dev/cupti,
 # and all of it compressed into .devz/bundle.txz, the one path to carry (the device tool carries
 # 64 MiB at most, the working tree included). Build for that GPU alone (scripts/setup.sh on a
 # machine without a GPU builds for Hopper), and name the architecture
@@ -45,6 +46,15 @@ for tool in jellyfish kmc kmc_dump; do
   cp "$path" .dev/bin/
   ldd "$path" | awk -v sys="$system_lib" '$0 !~ sys && /=> \//{print $3}' | xargs -r cp -Lt .dev/lib
 done
+# CUPTI and its metric libraries (memscope counters, run --counters), found by
+# tools/device-check.sh through MEMSCOPE_CUPTI_DIR.
+cupti=${CUPTI_DIR:-/usr/local/cuda/lib64}
+if [ -e "$cupti/libcupti.so.13" ] && [ -e "$cupti/libnvperf_host.so" ]; then
+  mkdir -p .dev/cupti
+  cp -L "$cupti/libcupti.so.13" "$cupti/libnvperf_host.so" "$cupti/libnvperf_target.so" .dev/cupti/
+else
+  echo "stage-device: no CUPTI in $cupti (CUPTI_DIR): staged without it"
+fi
 XZ_OPT='-9 -T0' tar cJf .devz/bundle.txz .dev
 bundle=$(stat -c %s .devz/bundle.txz)
 tree=$(git ls-files -z | xargs -0 du -cb | tail -n 1 | cut -f 1)
