@@ -2,10 +2,24 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+// AddressSanitizer aborts the process when a library is opened with RTLD_DEEPBIND, which
+// CUPTI does to its metric library: a sanitized build must not load CUPTI at all.
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMSCOPE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMSCOPE_ASAN 1
+#endif
+#endif
+#ifndef MEMSCOPE_ASAN
+#define MEMSCOPE_ASAN 0
+#endif
 
 namespace memscope::cupti {
 
@@ -50,13 +64,24 @@ library::library(const std::string& dir) {
 
 void library::open(const std::string& dir, const std::string& from) {
   constexpr int flags = RTLD_NOW | RTLD_GLOBAL;
+  if (!dir.empty() && access((dir + "/" + cupti_soname).c_str(), F_OK) != 0) {
+    why_ = std::string("CUPTI (") + cupti_soname + ") not found in '" + dir + "' (" + from + "): " + how_to_point();
+    return;
+  }
+  if (MEMSCOPE_ASAN) {
+    why_ =
+        "this memscope is built with AddressSanitizer, which stops any process that loads CUPTI (CUPTI opens "
+        "its metric library with RTLD_DEEPBIND): use a build without sanitizers";
+    return;
+  }
   if (!dir.empty()) {
     // The metric libraries first: CUPTI asks for them by name and gets these.
     host_ = open_in(dir, host_soname, flags);
     target_ = open_in(dir, target_soname, flags);
     cupti_ = open_in(dir, cupti_soname, flags);
     if (!cupti_) {
-      why_ = std::string("CUPTI (") + cupti_soname + ") not found in '" + dir + "' (" + from + "): " + how_to_point();
+      why_ = std::string("CUPTI (") + cupti_soname + ") in '" + dir + "' (" + from + ") does not load (" + dlerror() +
+             "): " + how_to_point();
       return;
     }
     if (!host_) {
