@@ -76,12 +76,18 @@ Params params(std::size_t size) {
   return p;
 }
 
-/// Calls a CUPTI entry point by name; throws naming the call and CUPTI's result.
+/// Calls a CUPTI entry point by name and returns its result; throws where CUPTI lacks it.
 template <class Fn, class Params>
-void call(const cupti::library& lib, const char* name, Params& p) {
+CUptiResult try_call(const cupti::library& lib, const char* name, Params& p) {
   const auto fn = lib.entry<Fn>(name);
   if (!fn) throw std::runtime_error(std::string("CUPTI at ") + lib.path() + " lacks " + name);
-  if (const CUptiResult r = fn(&p); r != CUPTI_SUCCESS)
+  return fn(&p);
+}
+
+/// As try_call; throws naming the call and CUPTI's result where it fails.
+template <class Fn, class Params>
+void call(const cupti::library& lib, const char* name, Params& p) {
+  if (const CUptiResult r = try_call<Fn>(lib, name, p); r != CUPTI_SUCCESS)
     throw std::runtime_error(std::string(name) + " failed: " + lib.result_name(static_cast<int>(r)));
 }
 
@@ -99,6 +105,16 @@ void release(const cupti::library& lib, CUpti_Profiler_Host_Object* host) {
   p.pHostObject = host;
   if (const auto fn = lib.entry<decltype(&cuptiProfilerHostDeinitialize)>("cuptiProfilerHostDeinitialize")) fn(&p);
 }
+
+/// A host object released on every way out of the scope that made it.
+struct scoped_host {
+  const cupti::library& lib;
+  CUpti_Profiler_Host_Object* host;
+  scoped_host(const cupti::library& l, const std::string& chip) : lib(l), host(host_object(l, chip)) {}
+  ~scoped_host() { release(lib, host); }
+  scoped_host(const scoped_host&) = delete;
+  scoped_host& operator=(const scoped_host&) = delete;
+};
 
 const char* type_name(CUpti_MetricType t) {
   switch (t) {
@@ -156,62 +172,58 @@ std::optional<metric_properties> chip_metrics::find(const std::string& metric) c
 std::optional<std::size_t> chip_metrics::passes(const std::vector<std::string>& metrics) const {
   for (const auto& m : metrics)
     if (!find(m)) throw usage_error(unknown_metric_message(*this, m));
+  return config_passes(metrics);
+}
+
+std::optional<std::size_t> chip_metrics::config_passes(const std::vector<std::string>& metrics) const {
   if (metrics.empty()) return 0;
-  // A host object of its own: metrics added to one accumulate.
-  CUpti_Profiler_Host_Object* host = host_object(lib_, chip_);
-  try {
-    std::vector<const char*> names;
-    for (const auto& m : metrics) names.push_back(m.c_str());
-    auto add =
-        params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-    add.pHostObject = host;
-    add.ppMetricNames = names.data();
-    add.numMetrics = names.size();
-    const auto add_metrics =
-        lib_.entry<decltype(&cuptiProfilerHostConfigAddMetrics)>("cuptiProfilerHostConfigAddMetrics");
-    if (const CUptiResult r = add_metrics(&add); r != CUPTI_SUCCESS) {
-      if (r != CUPTI_ERROR_NOT_SUPPORTED)
-        throw std::runtime_error("cuptiProfilerHostConfigAddMetrics failed: " + lib_.result_name(static_cast<int>(r)));
-      release(lib_, host);
-      return std::nullopt;
-    }
-    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
-        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-    size.pHostObject = host;
-    call<decltype(&cuptiProfilerHostGetConfigImageSize)>(lib_, "cuptiProfilerHostGetConfigImageSize", size);
-    std::vector<std::uint8_t> image(size.configImageSize);
-    auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-    get.pHostObject = host;
-    get.pConfigImage = image.data();
-    get.configImageSize = image.size();
-    call<decltype(&cuptiProfilerHostGetConfigImage)>(lib_, "cuptiProfilerHostGetConfigImage", get);
-    auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-    n.pConfigImage = image.data();
-    n.configImageSize = image.size();
-    call<decltype(&cuptiProfilerHostGetNumOfPasses)>(lib_, "cuptiProfilerHostGetNumOfPasses", n);
-    release(lib_, host);
-    return n.numOfPasses;
-  } catch (...) {
-    release(lib_, host);
-    throw;
-  }
+  const scoped_host scope(lib_, chip_);  // a host object of its own: metrics added to one accumulate
+  std::vector<const char*> names;
+  for (const auto& m : metrics) names.push_back(m.c_str());
+  auto add =
+      params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = scope.host;
+  add.ppMetricNames = names.data();
+  add.numMetrics = names.size();
+  const CUptiResult added =
+      try_call<decltype(&cuptiProfilerHostConfigAddMetrics)>(lib_, "cuptiProfilerHostConfigAddMetrics", add);
+  if (added == CUPTI_ERROR_NOT_SUPPORTED) return std::nullopt;  // not together in one configuration
+  if (added != CUPTI_SUCCESS)
+    throw std::runtime_error("cuptiProfilerHostConfigAddMetrics failed: " + lib_.result_name(static_cast<int>(added)));
+  auto size =
+      params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = scope.host;
+  call<decltype(&cuptiProfilerHostGetConfigImageSize)>(lib_, "cuptiProfilerHostGetConfigImageSize", size);
+  std::vector<std::uint8_t> image(size.configImageSize);
+  auto get = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  get.pHostObject = scope.host;
+  get.pConfigImage = image.data();
+  get.configImageSize = image.size();
+  call<decltype(&cuptiProfilerHostGetConfigImage)>(lib_, "cuptiProfilerHostGetConfigImage", get);
+  auto n = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+  n.pConfigImage = image.data();
+  n.configImageSize = image.size();
+  call<decltype(&cuptiProfilerHostGetNumOfPasses)>(lib_, "cuptiProfilerHostGetNumOfPasses", n);
+  return n.numOfPasses;
 }
 
 std::vector<counter_group> chip_metrics::plan(const std::vector<std::string>& metrics) const {
+  for (const auto& m : metrics)
+    if (!find(m)) throw usage_error(unknown_metric_message(*this, m));
   std::vector<counter_group> groups;
   for (const auto& m : metrics) {
     bool placed = false;
     for (auto& g : groups) {
       auto with = g.metrics;
       with.push_back(m);
-      if (const auto n = passes(with)) {
+      if (const auto n = config_passes(with)) {
         g = counter_group{std::move(with), *n};
         placed = true;
         break;
       }
     }
     if (placed) continue;
-    const auto n = passes({m});
+    const auto n = config_passes({m});
     if (!n) throw usage_error("CUPTI cannot collect " + m + " on " + chip_ + " in any configuration");
     groups.push_back(counter_group{{m}, *n});
   }
@@ -252,6 +264,7 @@ chip_metrics::chip_metrics(const cupti::library& lib, const std::string& chip) :
 chip_metrics::~chip_metrics() = default;
 std::optional<metric_properties> chip_metrics::find(const std::string&) const { no_headers(); }
 std::optional<std::size_t> chip_metrics::passes(const std::vector<std::string>&) const { no_headers(); }
+std::optional<std::size_t> chip_metrics::config_passes(const std::vector<std::string>&) const { no_headers(); }
 std::vector<counter_group> chip_metrics::plan(const std::vector<std::string>&) const { no_headers(); }
 std::vector<std::string> chip_metrics::base_metrics(const std::string&) const { no_headers(); }
 

@@ -1,9 +1,9 @@
 #pragma once
 // The hardware counters behind memscope's figures, as CUPTI's profiler host API knows them for
 // one chip: which metrics the chip has, what each counts, and how many replay passes a set of
-// them needs. The host API needs no GPU, so a metric name is checked against a chip (GH100,
-// GB100, ...) anywhere CUPTI is installed. Problems a user can fix (an unknown chip or metric,
-// CUPTI missing) throw usage_error; CUPTI's own failures throw runtime_error with its code.
+// them needs. The host API needs no GPU, so a metric name is checked against a chip named as
+// CUPTI names it (`memscope counters --list-chips`) anywhere CUPTI is installed. Problems a user can fix (an unknown
+// chip or metric, CUPTI missing) throw usage_error; CUPTI's own failures throw runtime_error with its code.
 
 #include "harness/cupti_library.hpp"
 
@@ -36,7 +36,7 @@ struct metric_properties {
   std::string name, description, hw_unit, dim_unit, type;  // type: counter, ratio, throughput
 };
 
-/// The chip names this CUPTI knows (GH100, GB100, ...).
+/// The chip names this CUPTI knows, as --chip takes them.
 std::vector<std::string> supported_chips(const cupti::library& lib);
 
 /// The chip of CUDA device `ordinal` as CUPTI names it; throws usage_error saying how to name
@@ -66,6 +66,8 @@ class chip_metrics {
   std::vector<std::string> base_metrics(const std::string& prefix) const;
 
  private:
+  /// passes() for metrics already known to the chip.
+  std::optional<std::size_t> config_passes(const std::vector<std::string>& metrics) const;
   const cupti::library& lib_;
   std::string chip_;
   void* host_ = nullptr;  // CUpti_Profiler_Host_Object*
