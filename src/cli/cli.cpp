@@ -755,7 +755,7 @@ int do_map_from(const std::string& file, const std::string& levels, const std::s
   return exit_ok;
 }
 
-int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace) {
+int do_merge(const std::vector<std::string>& files, const std::string& out, bool replace, bool replicates) {
   if (files.size() < 2) throw usage_error("merge: give at least two results files");
   if (out.empty()) throw usage_error("merge: say where to write the merged document: -o merged.json");
   prepare_outputs({out}, files);
@@ -773,8 +773,10 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
                     files.size(), total, max_results_bytes));
   std::vector<results_doc> docs;
   for (const auto& p : files) docs.push_back(load_current(p));
+  if (replace && replicates) throw usage_error("merge: --replicates and --replace exclude each other");
   merge_options opt;
   opt.replace = replace;
+  opt.replicates = replicates;
   opt.names = files;
   std::size_t rows_in = 0;
   for (const auto& d : docs) rows_in += d.results.size();
@@ -785,7 +787,8 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
   std::cerr << "memscope: merged " << files.size() << " files (" << doc.sources.size() << " runs";
   if (doc.fleet) std::cerr << " on " << split_boards(doc).size() << " boards, kept apart";
   std::cerr << "): " << doc.results.size() << " rows, " << (rows_in - doc.results.size())
-            << " replaced by a later file's -> " << out << '\n';
+            << (replicates ? " folded into them as replicates" : " replaced by a later file's") << " -> " << out
+            << '\n';
   return exit_ok;
 }
 
@@ -1000,13 +1003,16 @@ int run_cli(int argc, char** argv) {
 
   std::vector<std::string> merge_files;
   std::string merge_out;
-  bool merge_replace = false;
+  bool merge_replace = false, merge_replicates = false;
   auto* mrg = app.add_subcommand("merge",
                                  "join results files from one GPU model into one document (runs listed in its sources; "
                                  "several boards' runs of the same points stay apart, as a fleet document)");
   mrg->add_option("results", merge_files, "results JSON files (plain or gzip-compressed), earliest first")->required();
   mrg->add_option("-o,--output", merge_out, "merged results JSON to write (FILE.gz: gzip-compressed)")->required();
   mrg->add_flag("--replace", merge_replace, "a row in several files: keep the latest file's (otherwise an error)");
+  mrg->add_flag("--replicates", merge_replicates,
+                "the files are runs of one build on one board, each its own process: a row in several becomes one "
+                "row listing each run's median, which compare judges differences against");
 
   std::string cmp_a, cmp_b;
   double fail_pct = 0;
@@ -1123,7 +1129,7 @@ int run_cli(int argc, char** argv) {
       return rf.resume_path.empty() ? do_run(rf, false, command) : do_resume(rf, command);
     }
     if (*rep) return do_report(report_files, report_html, report_md);
-    if (*mrg) return do_merge(merge_files, merge_out, merge_replace);
+    if (*mrg) return do_merge(merge_files, merge_out, merge_replace, merge_replicates);
     if (*cmp) {
       cmp_opt.min_effect = min_effect_pct / 100;
       cmp_opt.process_shift_s = process_shift_us / 1e6;

@@ -281,6 +281,7 @@ json result_to_json(const case_result& r) {
       j["samples"]["stop"] = r.stop;
     }
     if (!r.times.empty()) j["samples"]["times_s"] = r.times;
+    if (!r.replicates.empty()) j["samples"]["replicates_s"] = r.replicates;
     if (r.clock_mhz > 0)
       j["clock"] = {{"sm_mhz", r.clock_mhz},
                     {"sm_min_mhz", r.clock_min_mhz},
@@ -374,6 +375,13 @@ case_result result_from_json(const checker& c, const json& j, const std::string&
       const auto [lo, hi] = std::minmax_element(r.times.begin(), r.times.end());
       if (!r.times.empty() && (*lo < r.stats.min * (1 - 1e-9) || *hi > r.stats.max * (1 + 1e-9)))
         c.fail(sp + ".times_s", "holds a time outside [min_s, max_s]");
+      if (s.contains("replicates_s")) {
+        const auto& reps = s.at("replicates_s");
+        if (version < 6) c.fail(sp + ".replicates_s", "appears only from results format version 6 on");
+        if (!reps.is_array() || reps.size() < 2) c.fail(sp + ".replicates_s", "must list at least two medians");
+        for (std::size_t i = 0; i < reps.size(); ++i)
+          r.replicates.push_back(c.number_value(reps[i], sp + ".replicates_s[" + std::to_string(i) + "]", tiny, 1e9));
+      }
     } else {
       r.stats.rse = r.stats.noise / std::sqrt(static_cast<double>(r.stats.count));
     }
@@ -814,6 +822,82 @@ std::string joining_problem(const results_doc& a, const std::string& a_name, con
   return {};
 }
 
+namespace {
+
+/// A row's replicates: its medians in each run (a merged row brings the ones it lists).
+std::vector<double> medians_of(const case_result& r) {
+  if (!r.replicates.empty()) return r.replicates;
+  return {r.stats.median};
+}
+
+/// merge() with merge_options::replicates: `out` is the first document's header, `runs` each
+/// input's runs, already checked to be of one model, options and version.
+template <class Name>
+results_doc merge_replicates(results_doc out, const std::vector<results_doc>& docs,
+                             const std::vector<std::vector<results_source>>& runs, const Name& name) {
+  const auto& first = runs.front().front();
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    if (docs[i].fleet) throw results_error(name(i) + " holds several boards: replicates are runs of one board");
+    for (const auto& s : runs[i]) {
+      if (board_key(s.host, s.device) != board_key(first.host, first.device))
+        throw results_error(name(i) + " was measured on " + s.host + " " + s.device.uuid + ", " + name(0) + " on " +
+                            first.host + " " + first.device.uuid +
+                            ": replicates are runs of one board (merge without --replicates, or compare them)");
+      if (s.commit != first.commit)
+        throw results_error(name(i) + " was built from " + s.commit + ", " + name(0) + " from " + first.commit +
+                            ": replicates are runs of one build");
+    }
+    for (auto s : runs[i]) {
+      s.rows = 0;
+      out.sources.push_back(std::move(s));
+    }
+  }
+  // Rows by key in the order first seen; each input's rows point at its own runs.
+  std::map<std::string, std::size_t> at;
+  std::vector<std::vector<case_result>> groups;
+  std::size_t base = 0;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    for (auto r : docs[i].results) {
+      r.source = std::min(r.source, runs[i].size() - 1) + base;
+      const auto [it, fresh] = at.emplace(row_key(r), groups.size());
+      if (fresh) groups.emplace_back();
+      groups[it->second].push_back(std::move(r));
+    }
+    base += runs[i].size();
+  }
+  for (auto& g : groups) {
+    // A failed check in any run is what the row says: a failure is never outvoted.
+    const auto failed =
+        std::find_if(g.begin(), g.end(), [](const case_result& r) { return r.timed && r.status != case_status::ok; });
+    std::vector<const case_result*> timed;
+    for (const auto& r : g)
+      if (r.timed && r.status == case_status::ok) timed.push_back(&r);
+    if (failed != g.end() || timed.empty()) {
+      out.results.push_back(failed != g.end() ? *failed : g.front());
+      continue;
+    }
+    std::vector<double> medians;
+    for (const auto* r : timed) {
+      const auto m = medians_of(*r);
+      medians.insert(medians.end(), m.begin(), m.end());
+    }
+    auto sorted = medians;
+    std::sort(sorted.begin(), sorted.end());
+    const double mid = sorted[(sorted.size() - 1) / 2];
+    const auto* keep = *std::min_element(timed.begin(), timed.end(), [&](const case_result* x, const case_result* y) {
+      return std::fabs(x->stats.median - mid) < std::fabs(y->stats.median - mid);
+    });
+    case_result row = *keep;
+    row.replicates = medians.size() >= 2 ? medians : std::vector<double>{};
+    out.results.push_back(std::move(row));
+  }
+  for (const auto& r : out.results) ++out.sources[r.source].rows;
+  header_from_runs(out);
+  return out;
+}
+
+}  // namespace
+
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
   const auto name = [&](std::size_t i) {
@@ -840,6 +924,10 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
                           " holds several boards (a fleet document): --replace joins runs into one profile, "
                           "which would mix the boards' figures");
     out.fleet = out.fleet || d.fleet;
+  }
+  if (opt.replicates) {
+    if (opt.replace) throw results_error("merge: --replicates and --replace exclude each other");
+    return merge_replicates(std::move(out), docs, runs, name);
   }
   {
     std::vector<results_source> all;

@@ -44,8 +44,11 @@ struct case_result {
   std::string verification_detail;
   std::string message;  // skip reason or error text
   bool timed = false;
-  sample_stats stats;               // seconds per launch
-  std::vector<double> times;        // every sample's time per launch, in the order taken (format 4 on)
+  sample_stats stats;         // seconds per launch
+  std::vector<double> times;  // every sample's time per launch, in the order taken (format 4 on)
+  /// This point's median in each of several processes of one board (merge --replicates), in
+  /// seconds; empty for a row of one run. The row is the replicate whose median is their median.
+  std::vector<double> replicates;
   bool converged = false;           // met the stopping rule (format 4 on; older rows read as converged)
   std::string stop;                 // why sampling stopped: see timing_policy.hpp ("" before format 4)
   int batch = 1;                    // launches per timed sample
@@ -151,6 +154,11 @@ struct merge_options {
   bool replace = false;
   /// What to call each document in sources and messages (file names); "input N" when absent.
   std::vector<std::string> names;
+  /// The documents are runs of one build on one board, each in its own process: a row in
+  /// several of them is one point measured again, and becomes one row that lists each run's
+  /// median (case_result::replicates), so that compare can hold a difference against the
+  /// spread a new process brings. Not with `replace`.
+  bool replicates = false;
 };
 
 /// Several runs on one GPU model as one document: the first one's header, every row tagged

@@ -32,6 +32,33 @@ std::size_t comparison::count(verdict v) const {
 
 namespace {
 
+/// A point's medians in each run of its side: the replicates, or the row's own median.
+std::vector<double> run_medians(const case_result& r) {
+  return r.replicates.size() >= 2 ? r.replicates : std::vector<double>{r.stats.median};
+}
+
+double middle(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/// Judges a row on the runs of both sides (at least one side brought several): the medians of
+/// the runs' medians, their spread as the effect floor, and ranges that do not overlap.
+bool judge_on_runs(const case_result& ra, const case_result& rb, const compare_options& opt, comparison_row& row) {
+  const auto a = run_medians(ra), b = run_medians(rb);
+  const auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
+  const auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
+  row.runs_a = a.size();
+  row.runs_b = b.size();
+  row.median_a = middle(a);
+  row.median_b = middle(b);
+  row.ratio = row.median_b / row.median_a;
+  row.threshold = std::max({opt.min_effect, *ahi / *alo - 1, *bhi / *blo - 1});
+  row.p = std::nan("");
+  return std::fabs(row.ratio - 1) > row.threshold && (*bhi < *alo || *ahi < *blo);
+}
+
 /// A row's key without the axes a comparison ignores.
 std::string match_key(const case_result& r, const std::vector<std::string>& ignore) {
   if (ignore.empty()) return row_key(r);
@@ -127,6 +154,9 @@ comparison compare(const results_doc& a, const results_doc& b, const registry& r
       row.p = std::nan("");
       row.ranges = fa.has_spread() && fb.has_spread();
       differs = std::fabs(row.ratio - 1) > row.threshold && (!row.ranges || fb.hi < fa.lo || fa.hi < fb.lo);
+    } else if (ra.replicates.size() >= 2 || rb.replicates.size() >= 2) {
+      // The spread between processes is measured: it, not an assumed shift, is the floor.
+      differs = judge_on_runs(ra, rb, opt, row);
     } else if (ra.times.size() >= 2 && rb.times.size() >= 2) {
       // Judged on every sample of both runs, not on two medians: a run's noise counts. A
       // launch of a few microseconds also moves with the process, which no sample of one run
@@ -219,7 +249,7 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
   }
   out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>8}  {:>8}  {:>6}  {}\n", "case", w0, "axes", w1, "A median",
                      "B median", "B/A", "p", "effect", "verdict");
-  std::size_t unconverged = 0, figures = 0, short_launches = 0;
+  std::size_t unconverged = 0, figures = 0, short_launches = 0, on_runs = 0;
   const auto value = [](const comparison_row& r, double v) {
     return r.unit.empty() ? format_seconds(v) : fmt::format("{:.1f} {}", v, r.unit);
   };
@@ -227,7 +257,9 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
     unconverged += r.unconverged;
     figures += !r.unit.empty();
     short_launches += r.short_launch;
+    on_runs += r.runs_a > 0;
     const std::string basis = !r.unit.empty()   ? (r.ranges ? "ranges" : "figures")
+                              : r.runs_a > 0    ? fmt::format("{}+{} runs", r.runs_a, r.runs_b)
                               : std::isnan(r.p) ? std::string("medians")
                                                 : fmt::format("{:.1e}", r.p);
     out << fmt::format("{:<{}}  {:<{}}  {:>13}  {:>13}  {:>7.3f}x  {:>8}  {:>5.1f}%  {}{}\n", r.id, w0, r.axes_label,
@@ -247,6 +279,12 @@ void print(const comparison& c, const results_doc& a, const results_doc& b, std:
         "{} row(s) judged on their case's own figure, not the launch time (a chase's cycles): the effect, and "
         "where both rows recorded the fastest and slowest chase (\"ranges\"), ranges that do not overlap\n",
         figures);
+  if (on_runs > 0)
+    out << fmt::format(
+        "{} row(s) judged on runs in separate processes (merge --replicates; \"3+3 runs\"): the medians of the "
+        "runs' medians, a verdict only where every run of one side lies beyond every run of the other by more than "
+        "either side's spread between its runs\n",
+        on_runs);
   if (short_launches > 0)
     out << fmt::format(
         "{} row(s) of short launches, whose effect floor is the shift a new process brings (--process-shift) over "

@@ -26,6 +26,8 @@ struct comparison_row {
   /// Mann-Whitney U over both rows' samples: how likely rank sums this far apart are when
   /// both came from one distribution. NaN when a row kept no samples (judged on medians).
   double p = 0;
+  /// Judged on runs in separate processes (merge --replicates): how many each side brought.
+  std::size_t runs_a = 0, runs_b = 0;
   bool unconverged = false;  // a side did not meet its run's stopping rule
   verdict v = verdict::same;
 };
@@ -62,6 +64,10 @@ struct comparison {
 /// opt.process_shift_s over the shorter median (at most max_process_shift); rows without
 /// samples, from older files: an effect beyond max(min_effect, 2 x sqrt(noise_a^2 +
 /// noise_b^2)). Everything else is "same".
+/// Where a side lists its point's medians in several processes (merge --replicates), the spread
+/// a new process brings is measured instead of assumed: the medians of the runs' medians are
+/// compared, and a verdict needs every run of one side beyond every run of the other by more
+/// than max(min_effect, the larger side's spread between its runs).
 /// A row whose case declares its own figure in `reg` (cycles of a pointer chase, whose timed
 /// launch is a separate, unwarmed run) is judged on that figure: an effect of at least
 /// min_effect and, where both rows recorded the fastest and slowest chase, ranges that do not

@@ -373,6 +373,25 @@ TEST(Cli, MergeRefusesInputsTooLargeTogether) {
                         "bytes of results together; memscope reads at most");
 }
 
+// Three runs folded as replicates compare on their runs; --replicates with --replace is refused.
+TEST(Cli, MergeReplicatesAndCompareJudgesOnTheRuns) {
+  const std::string dir = ::testing::TempDir();
+  const auto a1 = temp_results("rep-a1.json", 1.00e-3), a2 = temp_results("rep-a2.json", 1.01e-3),
+             a3 = temp_results("rep-a3.json", 1.02e-3), b = temp_results("rep-b.json", 1.10e-3);
+  const std::string merged = dir + "rep-a.json";
+  std::remove(merged.c_str());
+  EXPECT_EQ(run("merge --replicates " + a1 + " " + a2 + " " + a3 + " -o " + merged).code, 0);
+  const auto doc = memscope::load_results(merged);
+  ASSERT_EQ(doc.results.size(), 1u);
+  EXPECT_EQ(doc.results[0].replicates.size(), 3u);
+  const auto cmp = run("compare " + merged + " " + b);
+  EXPECT_EQ(cmp.code, 0);
+  EXPECT_NE(cmp.out.find("3+1 runs"), std::string::npos) << cmp.out;
+  EXPECT_NE(cmp.out.find("slower"), std::string::npos) << cmp.out;
+  expect_one_line_error("merge --replicates --replace " + a1 + " " + a2 + " -o " + dir + "rep-x.json",
+                        memscope::exit_usage, "exclude each other");
+}
+
 TEST(Cli, RandomOptionValuesGetAClearAnswer) {
   const auto a = temp_results("opt-a.json", 1e-3), b = temp_results("opt-b.json", 1.1e-3);
   const std::string values[] = {

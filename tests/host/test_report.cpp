@@ -162,6 +162,74 @@ TEST(Compare, NothingInCommonIsAUsageError) {
       usage_error);
 }
 
+TEST(Compare, ReplicatesSetTheFloorFromTheSpreadBetweenProcesses) {
+  // Three processes a side: A's medians spread 2%, B's sit 4-5% above all of them.
+  const auto runs = [](std::vector<double> medians) {
+    auto r = row("s", "x", {}, medians[1]);
+    r.replicates = medians;
+    return r;
+  };
+  const auto a = doc_with({runs({10.0e-6, 10.2e-6, 10.1e-6})});
+  const auto slower = report::compare(a, doc_with({runs({10.5e-6, 10.6e-6, 10.55e-6})}), builtin_registry());
+  ASSERT_EQ(slower.rows.size(), 1u);
+  EXPECT_EQ(slower.rows[0].v, report::verdict::slower);
+  EXPECT_EQ(slower.rows[0].runs_a, 3u);
+  EXPECT_FALSE(slower.rows[0].short_launch);  // the measured spread replaces the assumed shift
+  EXPECT_NEAR(slower.rows[0].ratio, 10.55 / 10.1, 1e-9);
+  std::ostringstream out;
+  report::print(slower, a, a, out);
+  EXPECT_NE(out.str().find("3+3 runs"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("judged on runs in separate processes"), std::string::npos) << out.str();
+  // Ranges that overlap are the same point, however far the medians of the runs.
+  EXPECT_EQ(report::compare(a, doc_with({runs({10.05e-6, 10.6e-6, 10.7e-6})}), builtin_registry()).rows[0].v,
+            report::verdict::same);
+  // A side's own spread is the floor: runs 8% apart call nothing under 8%.
+  const auto wide = doc_with({runs({10.0e-6, 10.8e-6, 10.4e-6})});
+  EXPECT_EQ(report::compare(wide, doc_with({runs({11.0e-6, 11.1e-6, 11.05e-6})}), builtin_registry()).rows[0].v,
+            report::verdict::same);
+  // One run on the other side is judged against the runs of this one.
+  EXPECT_EQ(report::compare(a, doc_with({row("s", "x", {}, 11.0e-6)}), builtin_registry()).rows[0].v,
+            report::verdict::slower);
+  EXPECT_EQ(report::compare(a, doc_with({row("s", "x", {}, 10.15e-6)}), builtin_registry()).rows[0].v,
+            report::verdict::same);
+}
+
+TEST(Merge, ReplicatesOfOneBoardBecomeOneRowListingEachRunsMedian) {
+  auto run = [](double median, const std::string& created) {
+    auto d = doc_with({row("s", "x", {}, median), row("s", "y", {}, 2e-3)});
+    d.device.uuid = "GPU-1";
+    d.created_utc = created;
+    return d;
+  };
+  merge_options opt;
+  opt.replicates = true;
+  opt.names = {"a1.json", "a2.json", "a3.json"};
+  const auto m = merge(
+      {run(1.0e-5, "2026-12-01T00:00:00Z"), run(1.2e-5, "2026-12-01T00:01:00Z"), run(1.1e-5, "2026-12-01T00:02:00Z")},
+      opt);
+  ASSERT_EQ(m.results.size(), 2u);
+  EXPECT_EQ(m.sources.size(), 3u);
+  EXPECT_EQ(m.results[0].replicates, (std::vector<double>{1.0e-5, 1.2e-5, 1.1e-5}));
+  EXPECT_DOUBLE_EQ(m.results[0].stats.median, 1.1e-5);  // the run in the middle stands for the point
+  EXPECT_EQ(m.results[0].source, 2u);
+  // Merged again with a fourth run, the medians it lists come along.
+  const auto again = merge({m, run(0.9e-5, "2026-12-01T00:03:00Z")}, opt);
+  EXPECT_EQ(again.results[0].replicates.size(), 4u);
+  // A failed check in any run is what the row says.
+  auto bad = run(1.0e-5, "2026-12-01T00:04:00Z");
+  bad.results[0].status = case_status::fail;
+  EXPECT_EQ(merge({run(1.0e-5, "2026-12-01T00:00:00Z"), bad}, opt).results[0].status, case_status::fail);
+  // Another board, another build, or --replace with it: refused.
+  auto other = run(1.0e-5, "2026-12-01T00:05:00Z");
+  other.device.uuid = "GPU-2";
+  EXPECT_THROW(merge({run(1.0e-5, "2026-12-01T00:00:00Z"), other}, opt), results_error);
+  auto rebuilt = run(1.0e-5, "2026-12-01T00:05:00Z");
+  rebuilt.commit = "def";
+  EXPECT_THROW(merge({run(1.0e-5, "2026-12-01T00:00:00Z"), rebuilt}, opt), results_error);
+  opt.replace = true;
+  EXPECT_THROW(merge({run(1.0e-5, "2026-12-01T00:00:00Z"), run(1.0e-5, "2026-12-01T00:01:00Z")}, opt), results_error);
+}
+
 TEST(Merge, DifferentModelsAndOptionsAreRefused) {
   auto a = doc_with({row("s", "a", {}, 1e-3)});
   auto b = doc_with({row("s", "b", {}, 1e-3)});

@@ -70,6 +70,20 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   EXPECT_TRUE(b.device.cluster_launch);
 }
 
+TEST(ResultsJson, ReplicatesAreTwoOrMoreMedians) {
+  results_doc d = sample_doc();
+  d.results[0].replicates = {5e-4, 5.2e-4, 4.9e-4};
+  nlohmann::json j = to_json(d);
+  EXPECT_EQ(results_from_json(j).results[0].replicates, d.results[0].replicates);
+  EXPECT_FALSE(to_json(sample_doc())["results"][0]["samples"].contains("replicates_s"));  // one run: none
+  j["results"][0]["samples"]["replicates_s"] = {5e-4};
+  EXPECT_THROW(results_from_json(j), results_error);
+  j["results"][0]["samples"]["replicates_s"] = {5e-4, -1.0};
+  EXPECT_THROW(results_from_json(j), results_error);
+  j["results"][0]["samples"]["replicates_s"] = "many";
+  EXPECT_THROW(results_from_json(j), results_error);
+}
+
 TEST(ResultsJson, StableFieldNames) {
   const auto j = to_json(sample_doc());
   EXPECT_EQ(j.at("format"), "memscope-results");
