@@ -773,7 +773,6 @@ int do_merge(const std::vector<std::string>& files, const std::string& out, bool
                     files.size(), total, max_results_bytes));
   std::vector<results_doc> docs;
   for (const auto& p : files) docs.push_back(load_current(p));
-  if (replace && replicates) throw usage_error("merge: --replicates and --replace exclude each other");
   merge_options opt;
   opt.replace = replace;
   opt.replicates = replicates;

@@ -824,12 +824,6 @@ std::string joining_problem(const results_doc& a, const std::string& a_name, con
 
 namespace {
 
-/// A row's replicates: its medians in each run (a merged row brings the ones it lists).
-std::vector<double> medians_of(const case_result& r) {
-  if (!r.replicates.empty()) return r.replicates;
-  return {r.stats.median};
-}
-
 /// merge() with merge_options::replicates: `out` is the first document's header, `runs` each
 /// input's runs, already checked to be of one model, options and version.
 template <class Name>
@@ -878,7 +872,7 @@ results_doc merge_replicates(results_doc out, const std::vector<results_doc>& do
     }
     std::vector<double> medians;
     for (const auto* r : timed) {
-      const auto m = medians_of(*r);
+      const auto m = r->run_medians();  // a merged row brings the ones it lists
       medians.insert(medians.end(), m.begin(), m.end());
     }
     auto sorted = medians;
@@ -900,6 +894,7 @@ results_doc merge_replicates(results_doc out, const std::vector<results_doc>& do
 
 results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt) {
   if (docs.empty()) throw results_error("nothing to merge");
+  if (opt.replicates && opt.replace) throw results_error("merge: --replicates and --replace exclude each other");
   const auto name = [&](std::size_t i) {
     return i < opt.names.size() ? opt.names[i] : "input " + std::to_string(i + 1);
   };
@@ -925,10 +920,7 @@ results_doc merge(const std::vector<results_doc>& docs, const merge_options& opt
                           "which would mix the boards' figures");
     out.fleet = out.fleet || d.fleet;
   }
-  if (opt.replicates) {
-    if (opt.replace) throw results_error("merge: --replicates and --replace exclude each other");
-    return merge_replicates(std::move(out), docs, runs, name);
-  }
+  if (opt.replicates) return merge_replicates(std::move(out), docs, runs, name);
   {
     std::vector<results_source> all;
     for (const auto& r : runs) all.insert(all.end(), r.begin(), r.end());

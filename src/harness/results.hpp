@@ -75,6 +75,10 @@ struct case_result {
   std::string id() const { return suite + "/" + name; }
   /// Timed under a recorded stopping rule that it did not meet (older rows recorded none).
   bool unconverged() const { return timed && !stop.empty() && !converged; }
+  /// This point's median in each run that measured it: the replicates, or the row's own median.
+  std::vector<double> run_medians() const {
+    return replicates.empty() ? std::vector<double>{stats.median} : replicates;
+  }
   /// The GPU time of the timed samples: each sample's time per launch times its launches.
   double sampled_seconds() const;
   /// The value of an integer axis, if the row has one of that name.

@@ -32,27 +32,16 @@ std::size_t comparison::count(verdict v) const {
 
 namespace {
 
-/// A point's medians in each run of its side: the replicates, or the row's own median.
-std::vector<double> run_medians(const case_result& r) {
-  return r.replicates.size() >= 2 ? r.replicates : std::vector<double>{r.stats.median};
-}
-
-double middle(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /// Judges a row on the runs of both sides (at least one side brought several): the medians of
 /// the runs' medians, their spread as the effect floor, and ranges that do not overlap.
 bool judge_on_runs(const case_result& ra, const case_result& rb, const compare_options& opt, comparison_row& row) {
-  const auto a = run_medians(ra), b = run_medians(rb);
+  const auto a = ra.run_medians(), b = rb.run_medians();
   const auto [alo, ahi] = std::minmax_element(a.begin(), a.end());
   const auto [blo, bhi] = std::minmax_element(b.begin(), b.end());
   row.runs_a = a.size();
   row.runs_b = b.size();
-  row.median_a = middle(a);
-  row.median_b = middle(b);
+  row.median_a = median_of(a);
+  row.median_b = median_of(b);
   row.ratio = row.median_b / row.median_a;
   row.threshold = std::max({opt.min_effect, *ahi / *alo - 1, *bhi / *blo - 1});
   row.p = std::nan("");
